@@ -1,0 +1,100 @@
+//! Datasets as the coordinator builds them and ships them to workers.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A named dense matrix, row-major, `rows × cols`, with optional row and column names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Matrix {
+    pub name: String,
+    pub rows: usize,
+    pub cols: usize,
+    /// Row-major values; `values.len() == rows * cols`.
+    pub values: Vec<f64>,
+    /// Either empty or `rows` names.
+    #[serde(default)]
+    pub row_names: Vec<String>,
+    /// Either empty or `cols` names.
+    #[serde(default)]
+    pub col_names: Vec<String>,
+}
+
+impl Matrix {
+    /// A matrix without row or column names. Panics never; a wrong length is the caller's bug and
+    /// is caught by [`Matrix::check`].
+    pub fn new(name: impl Into<String>, rows: usize, cols: usize, values: Vec<f64>) -> Self {
+        Matrix { name: name.into(), rows, cols, values, row_names: Vec::new(), col_names: Vec::new() }
+    }
+
+    /// A 1 × 1 matrix.
+    pub fn scalar(name: impl Into<String>, value: f64) -> Self {
+        Matrix::new(name, 1, 1, vec![value])
+    }
+
+    /// Element `(i, j)`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.values[i * self.cols + j]
+    }
+
+    /// Check that the shape and the names agree with the values.
+    pub fn check(&self) -> Result<(), String> {
+        if self.values.len() != self.rows * self.cols {
+            return Err(format!(
+                "matrix {}: {} values for shape {}×{}",
+                self.name,
+                self.values.len(),
+                self.rows,
+                self.cols
+            ));
+        }
+        if !self.row_names.is_empty() && self.row_names.len() != self.rows {
+            return Err(format!("matrix {}: {} row names for {} rows", self.name, self.row_names.len(), self.rows));
+        }
+        if !self.col_names.is_empty() && self.col_names.len() != self.cols {
+            return Err(format!("matrix {}: {} column names for {} columns", self.name, self.col_names.len(), self.cols));
+        }
+        Ok(())
+    }
+}
+
+/// One replicate of a dataset. `observed` goes to the workers; `truth` (the generating latent
+/// structure of synthetic data, or a real dataset's known answer) stays with the coordinator and
+/// is used only by `results/` to score chains.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Dataset {
+    pub observed: Vec<Matrix>,
+    pub truth: Vec<Matrix>,
+}
+
+impl Dataset {
+    /// The observed matrix called `name`.
+    pub fn observed(&self, name: &str) -> Option<&Matrix> {
+        self.observed.iter().find(|m| m.name == name)
+    }
+    /// The truth matrix called `name`.
+    pub fn truth(&self, name: &str) -> Option<&Matrix> {
+        self.truth.iter().find(|m| m.name == name)
+    }
+}
+
+/// Where real datasets live. Paths named in an experiment resolve inside `data_dir` only.
+#[derive(Debug, Clone)]
+pub struct DataContext {
+    pub data_dir: PathBuf,
+}
+
+impl DataContext {
+    /// Resolve `relative` inside the data directory. Absolute paths and `..` are refused, so an
+    /// experiment cannot make causeway read files outside the directory the user named.
+    pub fn resolve(&self, relative: &str) -> Result<PathBuf, String> {
+        let p = Path::new(relative);
+        if p.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+            return Err(format!(
+                "data path {relative:?} must be relative to the data directory {} and must not contain '..'",
+                self.data_dir.display()
+            ));
+        }
+        Ok(self.data_dir.join(p))
+    }
+}
