@@ -1,1 +1,5 @@
-fn main() {}
+//! The `causeway` command. See `causeway --help` and the README.
+
+fn main() -> std::process::ExitCode {
+    causeway::cli::main()
+}

@@ -1,0 +1,618 @@
+//! Experiment files: YAML → validated grid cells → seeded jobs.
+//!
+//! ```yaml
+//! name: fig3_k_sweep          # run directory name (runs/<name>/)
+//! description: ...
+//! model: wood2006             # a registry name (causeway_samplers::registry::MODELS)
+//! seed: 2006                  # base seed of every chain and dataset
+//! chains: 4                   # chains per cell and replicate
+//! replicates: 10              # dataset replications
+//! run: {iterations: 500, burn_in: 100, thin: 1}
+//! data_dir: ../../data        # real datasets, relative to this file (default ../../data)
+//! params: {...}               # the model's parameters shared by every cell
+//! dataset: {...}              # the dataset spec shared by every cell
+//! grid:
+//!   product:                  # axes that multiply; keys are paths into the cell
+//!     dataset.k_plus: [1, 2, 3]
+//!   zip:                      # groups of axes that advance together (equal lengths)
+//!     - {params.sampler: [gibbs, rjmcmc], params.init_k: [0, 1]}
+//! monitor: [k_plus, log_joint]  # scalars reported with R-hat and ESS
+//! report: [wood2006.fig3]     # tables and figures to build
+//! reported: {...}             # the paper's values, shown beside ours
+//! profiles:                   # overrides of the keys above; both profiles are required
+//!   quick: {replicates: 2}
+//!   paper: {}
+//! ```
+//! Every error names the file, line and column, and the allowed values where there is a set.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use causeway_results::rundir::{CellRecord, JobRecord, SeedRecord};
+use causeway_samplers::{ParamError, RunSpec, registry, stable_hash};
+use serde::Deserialize;
+use serde_yaml::{Mapping, Value};
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
+
+/// An experiment-file error, located in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExperimentError {
+    pub file: PathBuf,
+    /// 1-based line and column, when known.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ExperimentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", self.file.display(), self.message),
+            _ => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for ExperimentError {}
+
+/// Which profile to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProfileName {
+    Quick,
+    Paper,
+}
+
+impl ProfileName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileName::Quick => "quick",
+            ProfileName::Paper => "paper",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExperimentFile {
+    name: String,
+    #[serde(default)]
+    description: String,
+    model: String,
+    seed: u64,
+    #[serde(default = "one")]
+    chains: u64,
+    #[serde(default = "one")]
+    replicates: u64,
+    run: RunSpec,
+    #[serde(default)]
+    data_dir: Option<String>,
+    #[serde(default)]
+    params: Mapping,
+    #[serde(default)]
+    dataset: Mapping,
+    #[serde(default)]
+    grid: Grid,
+    #[serde(default)]
+    monitor: Vec<String>,
+    #[serde(default)]
+    report: Vec<String>,
+    #[serde(default)]
+    reported: Value,
+    profiles: Profiles,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Grid {
+    #[serde(default)]
+    product: Mapping,
+    #[serde(default)]
+    zip: Vec<Mapping>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Profiles {
+    quick: Profile,
+    paper: Profile,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Profile {
+    chains: Option<u64>,
+    replicates: Option<u64>,
+    run: Option<RunOverride>,
+    params: Option<Mapping>,
+    dataset: Option<Mapping>,
+    grid: Option<Grid>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunOverride {
+    iterations: Option<u64>,
+    burn_in: Option<u64>,
+    thin: Option<u64>,
+}
+
+/// A validated, expanded experiment.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub file: PathBuf,
+    /// The file's text exactly as read.
+    pub text: String,
+    pub name: String,
+    pub description: String,
+    pub profile: ProfileName,
+    pub model: String,
+    pub base_seed: u64,
+    pub chains: u64,
+    pub replicates: u64,
+    pub data_dir: PathBuf,
+    pub monitor: Vec<String>,
+    pub report: Vec<String>,
+    pub reported: serde_json::Value,
+    pub cells: Vec<CellRecord>,
+}
+
+impl Plan {
+    /// Every chain of the plan, cell-major, then replicate, then chain.
+    pub fn jobs(&self) -> Vec<JobRecord> {
+        let wc = digits(self.cells.len());
+        let wr = digits(self.replicates as usize);
+        let wk = digits(self.chains as usize);
+        let mut out = Vec::with_capacity(self.cells.len() * (self.replicates * self.chains) as usize);
+        for c in &self.cells {
+            for r in 0..self.replicates {
+                for k in 0..self.chains {
+                    out.push(JobRecord {
+                        job_id: format!("cell{:0wc$}-rep{:0wr$}-chain{:0wk$}", c.index, r, k),
+                        cell: c.index,
+                        replicate: r,
+                        chain: k,
+                        seed: SeedRecord { base_seed: self.base_seed, cell: c.key, replicate: r, chain: k },
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+fn digits(n: usize) -> usize {
+    n.saturating_sub(1).max(1).to_string().len()
+}
+
+/// `path → (line, column)` (1-based) of every node of a YAML document. Paths join mapping keys
+/// with `.` and sequence indices as `[i]`: `grid.product.params.lambda[1]`.
+#[derive(Debug, Default, Clone)]
+pub struct Positions(HashMap<String, (usize, usize)>);
+
+enum Frame {
+    Map { path: String, key: Option<String> },
+    Seq { path: String, index: usize },
+}
+
+#[derive(Default)]
+struct Indexer {
+    stack: Vec<Frame>,
+    pos: HashMap<String, (usize, usize)>,
+}
+
+impl Indexer {
+    /// Path of the node about to be read, or `None` if the node is a mapping key.
+    fn value_path(&mut self) -> Option<String> {
+        match self.stack.last_mut() {
+            None => Some(String::new()),
+            Some(Frame::Map { key: None, .. }) => None,
+            Some(Frame::Map { path, key: Some(k) }) => Some(join(path, k)),
+            Some(Frame::Seq { path, index }) => Some(format!("{path}[{index}]")),
+        }
+    }
+    fn advance(&mut self) {
+        match self.stack.last_mut() {
+            Some(Frame::Map { key, .. }) => *key = None,
+            Some(Frame::Seq { index, .. }) => *index += 1,
+            None => {}
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+}
+
+impl MarkedEventReceiver for Indexer {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        let here = (mark.line(), mark.col() + 1);
+        match ev {
+            Event::Scalar(s, ..) => match self.value_path() {
+                None => {
+                    if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                        *key = Some(s);
+                    }
+                }
+                Some(p) => {
+                    self.pos.insert(p, here);
+                    self.advance();
+                }
+            },
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let p = self.value_path().unwrap_or_default();
+                self.pos.insert(p.clone(), here);
+                if matches!(ev, Event::MappingStart(..)) {
+                    self.stack.push(Frame::Map { path: p, key: None });
+                } else {
+                    self.stack.push(Frame::Seq { path: p, index: 0 });
+                }
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.stack.pop();
+                self.advance();
+            }
+            Event::Alias(..) => {
+                if let Some(p) = self.value_path() {
+                    self.pos.insert(p, here);
+                }
+                self.advance();
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Positions {
+    /// Index `text`. A document the scanner rejects gives an empty index (serde_yaml reports
+    /// the syntax error with its location).
+    pub fn index(text: &str) -> Self {
+        let mut ix = Indexer::default();
+        let mut parser = Parser::new_from_str(text);
+        if parser.load(&mut ix, false).is_err() {
+            return Positions::default();
+        }
+        Positions(ix.pos)
+    }
+
+    /// Position of `path`, or of its longest indexed prefix.
+    pub fn locate(&self, path: &str) -> Option<(usize, usize)> {
+        let mut p = path.to_string();
+        loop {
+            if let Some(x) = self.0.get(&p) {
+                return Some(*x);
+            }
+            let cut = p.rfind(['.', '['])?;
+            p.truncate(cut);
+        }
+    }
+
+    fn get(&self, path: &str) -> Option<(usize, usize)> {
+        self.0.get(path).copied()
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+    pos: &'a Positions,
+}
+
+impl Ctx<'_> {
+    fn err_at(&self, yaml_path: &str, message: impl Into<String>) -> ExperimentError {
+        let (line, column) = match self.pos.locate(yaml_path) {
+            Some((l, c)) => (Some(l), Some(c)),
+            None => (None, None),
+        };
+        ExperimentError { file: self.file.to_path_buf(), line, column, message: message.into() }
+    }
+}
+
+/// Read, validate and expand an experiment file for `profile`. Nothing runs if this fails.
+pub fn load(file: &Path, profile: ProfileName, data_dir_override: Option<&Path>) -> Result<Plan, ExperimentError> {
+    let text = std::fs::read_to_string(file).map_err(|e| ExperimentError {
+        file: file.to_path_buf(),
+        line: None,
+        column: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    plan_from_str(file, &text, profile, data_dir_override)
+}
+
+/// [`load`] on text already read (`file` names it in errors).
+pub fn plan_from_str(
+    file: &Path,
+    text: &str,
+    profile: ProfileName,
+    data_dir_override: Option<&Path>,
+) -> Result<Plan, ExperimentError> {
+    let ef: ExperimentFile = serde_yaml::from_str(text).map_err(|e| {
+        let loc = e.location();
+        ExperimentError {
+            file: file.to_path_buf(),
+            line: loc.as_ref().map(|l| l.line()),
+            column: loc.as_ref().map(|l| l.column()),
+            message: strip_location(&e.to_string()),
+        }
+    })?;
+    let pos = Positions::index(text);
+    let ctx = Ctx { file, pos: &pos };
+    let model = registry::model(&ef.model).map_err(|e| ctx.err_at("model", e.message))?;
+    let prof = match profile {
+        ProfileName::Quick => &ef.profiles.quick,
+        ProfileName::Paper => &ef.profiles.paper,
+    };
+    let pp = format!("profiles.{}", profile.as_str());
+
+    // Merge the profile over the base.
+    let chains = prof.chains.unwrap_or(ef.chains);
+    let replicates = prof.replicates.unwrap_or(ef.replicates);
+    let mut run = ef.run;
+    if let Some(r) = &prof.run {
+        run.iterations = r.iterations.unwrap_or(run.iterations);
+        run.burn_in = r.burn_in.unwrap_or(run.burn_in);
+        run.thin = r.thin.unwrap_or(run.thin);
+    }
+    let count_path = |key: &str| if pos.get(&format!("{pp}.{key}")).is_some() { format!("{pp}.{key}") } else { key.to_string() };
+    if chains == 0 {
+        return Err(ctx.err_at(&count_path("chains"), "chains must be at least 1"));
+    }
+    if replicates == 0 {
+        return Err(ctx.err_at(&count_path("replicates"), "replicates must be at least 1"));
+    }
+    if run.iterations == 0 {
+        return Err(ctx.err_at(&count_path("run.iterations"), "run.iterations must be at least 1"));
+    }
+    if run.thin == 0 {
+        return Err(ctx.err_at(&count_path("run.thin"), "run.thin must be at least 1"));
+    }
+    if run.burn_in >= run.iterations {
+        return Err(ctx.err_at(
+            &count_path("run.burn_in"),
+            format!("run.burn_in ({}) must be smaller than run.iterations ({})", run.burn_in, run.iterations),
+        ));
+    }
+    let mut params = Value::Mapping(ef.params.clone());
+    let mut dataset = Value::Mapping(ef.dataset.clone());
+    let mut origins: HashMap<String, String> = HashMap::new();
+    if let Some(p) = &prof.params {
+        for (k, v) in p {
+            let key = key_str(k);
+            set_path(&mut params, &[key.clone()], v.clone());
+            origins.insert(format!("params.{key}"), format!("{pp}.params.{key}"));
+        }
+    }
+    if let Some(d) = &prof.dataset {
+        for (k, v) in d {
+            let key = key_str(k);
+            set_path(&mut dataset, &[key.clone()], v.clone());
+            origins.insert(format!("dataset.{key}"), format!("{pp}.dataset.{key}"));
+        }
+    }
+    // Axes: (cell path, yaml path prefix, values).
+    let mut product: Vec<(String, String, Vec<Value>)> = Vec::new();
+    let mut product_index: HashMap<String, usize> = HashMap::new();
+    let mut add_product = |axes: &Mapping, prefix: &str| -> Result<(), ExperimentError> {
+        for (k, v) in axes {
+            let key = key_str(k);
+            let ypath = format!("{prefix}.product.{key}");
+            check_axis_key(&ctx, &key, &ypath)?;
+            let vals = axis_values(&ctx, v, &ypath)?;
+            match product_index.get(&key) {
+                Some(&i) => product[i] = (key.clone(), ypath, vals),
+                None => {
+                    product_index.insert(key.clone(), product.len());
+                    product.push((key, ypath, vals));
+                }
+            }
+        }
+        Ok(())
+    };
+    add_product(&ef.grid.product, "grid")?;
+    let mut zip_src = (&ef.grid.zip, "grid".to_string());
+    if let Some(g) = &prof.grid {
+        add_product(&g.product, &format!("{pp}.grid"))?;
+        if !g.zip.is_empty() {
+            zip_src = (&g.zip, format!("{pp}.grid"));
+        }
+    }
+    let mut zips: Vec<Vec<(String, String, Vec<Value>)>> = Vec::new();
+    for (gi, group) in zip_src.0.iter().enumerate() {
+        let mut axes = Vec::new();
+        let mut len = None;
+        for (k, v) in group {
+            let key = key_str(k);
+            let ypath = format!("{}.zip[{gi}].{key}", zip_src.1);
+            check_axis_key(&ctx, &key, &ypath)?;
+            let vals = axis_values(&ctx, v, &ypath)?;
+            if let Some(l) = len
+                && l != vals.len()
+            {
+                return Err(ctx.err_at(
+                    &ypath,
+                    format!("zip axes must have equal lengths: {key} has {} values, the group's first axis {l}", vals.len()),
+                ));
+            }
+            len = Some(vals.len());
+            axes.push((key, ypath, vals));
+        }
+        if !axes.is_empty() {
+            zips.push(axes);
+        }
+    }
+
+    // Expand: product axes (file order, first outermost), then zip groups.
+    let mut dims: Vec<usize> = product.iter().map(|a| a.2.len()).collect();
+    dims.extend(zips.iter().map(|g| g[0].2.len()));
+    let n_cells: usize = dims.iter().product();
+    let mut cells = Vec::with_capacity(n_cells);
+    let base = (params, dataset);
+    for index in 0..n_cells {
+        // mixed-radix digits, last axis fastest
+        let mut rem = index;
+        let mut digits = vec![0usize; dims.len()];
+        for d in (0..dims.len()).rev() {
+            digits[d] = rem % dims[d];
+            rem /= dims[d];
+        }
+        let (mut params, mut dataset) = base.clone();
+        let mut cell_origins = origins.clone();
+        let mut axes_json = serde_json::Map::new();
+        let mut assign = |key: &str, ypath: &str, val: &Value, i: usize| -> Result<(), ExperimentError> {
+            let parts: Vec<String> = key.split('.').map(str::to_string).collect();
+            let target = if parts[0] == "params" { &mut params } else { &mut dataset };
+            set_path(target, &parts[1..], val.clone());
+            cell_origins.insert(key.to_string(), format!("{ypath}[{i}]"));
+            axes_json.insert(key.to_string(), to_json(&ctx, val, &format!("{ypath}[{i}]"))?);
+            Ok(())
+        };
+        for (d, (key, ypath, vals)) in product.iter().enumerate() {
+            assign(key, ypath, &vals[digits[d]], digits[d])?;
+        }
+        for (g, group) in zips.iter().enumerate() {
+            let i = digits[product.len() + g];
+            for (key, ypath, vals) in group {
+                assign(key, ypath, &vals[i], i)?;
+            }
+        }
+        let params_json = to_json(&ctx, &params, "params")?;
+        let dataset_json = to_json(&ctx, &dataset, "dataset")?;
+        if let Err(e) = model.validate(&params_json, &dataset_json) {
+            return Err(located(&ctx, &cell_origins, e, &axes_json));
+        }
+        let key = stable_hash(
+            serde_json::json!({"model": ef.model, "params": params_json, "dataset": dataset_json}).to_string().as_bytes(),
+        );
+        let dkey = stable_hash(serde_json::json!({"model": ef.model, "dataset": dataset_json}).to_string().as_bytes());
+        cells.push(CellRecord {
+            index,
+            key,
+            model: ef.model.clone(),
+            params: params_json,
+            dataset: dataset_json,
+            run,
+            axes: axes_json,
+            dataset_key: dkey,
+            dataset_id: format!("d{dkey:016x}"),
+        });
+    }
+    let data_dir = match data_dir_override {
+        Some(d) => d.to_path_buf(),
+        None => {
+            let rel = ef.data_dir.clone().unwrap_or_else(|| "../../data".into());
+            file.parent().unwrap_or(Path::new(".")).join(rel)
+        }
+    };
+    let reported = to_json(&ctx, &ef.reported, "reported")?;
+    Ok(Plan {
+        file: file.to_path_buf(),
+        text: text.to_string(),
+        name: ef.name,
+        description: ef.description,
+        profile,
+        model: ef.model,
+        base_seed: ef.seed,
+        chains,
+        replicates,
+        data_dir,
+        monitor: ef.monitor,
+        report: ef.report,
+        reported,
+        cells,
+    })
+}
+
+/// Map a model's ParamError (a cell path) back to where its value was written.
+fn located(
+    ctx: &Ctx<'_>,
+    origins: &HashMap<String, String>,
+    e: ParamError,
+    axes: &serde_json::Map<String, serde_json::Value>,
+) -> ExperimentError {
+    // The longest prefix of the path that came from an axis or a profile override wins;
+    // otherwise the base section.
+    let mut p = e.path.clone();
+    let yaml_path = loop {
+        if let Some(o) = origins.get(&p) {
+            let rest = &e.path[p.len()..];
+            break format!("{o}{rest}");
+        }
+        match p.rfind(['.', '[']) {
+            Some(cut) => p.truncate(cut),
+            None => break e.path.clone(),
+        }
+    };
+    let mut msg = format!("{}: {}", e.path, e.message);
+    if !axes.is_empty() {
+        let cell: Vec<String> = axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        msg.push_str(&format!(" (in the grid cell {})", cell.join(", ")));
+    }
+    ctx.err_at(&yaml_path, msg)
+}
+
+fn check_axis_key(ctx: &Ctx<'_>, key: &str, ypath: &str) -> Result<(), ExperimentError> {
+    let ok = (key.starts_with("params.") || key.starts_with("dataset.")) && !key.ends_with('.') && !key.contains("..");
+    if ok {
+        Ok(())
+    } else {
+        Err(ctx.err_at(
+            ypath,
+            format!("grid axis {key:?} must be a path into the cell: allowed prefixes are `params.` and `dataset.`"),
+        ))
+    }
+}
+
+fn axis_values(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<Vec<Value>, ExperimentError> {
+    match v {
+        Value::Sequence(s) if !s.is_empty() => Ok(s.clone()),
+        Value::Sequence(_) => Err(ctx.err_at(ypath, "a grid axis needs at least one value")),
+        _ => Err(ctx.err_at(ypath, "a grid axis must be a list of values")),
+    }
+}
+
+fn key_str(k: &Value) -> String {
+    match k {
+        Value::String(s) => s.clone(),
+        other => serde_yaml::to_string(other).map(|s| s.trim().to_string()).unwrap_or_default(),
+    }
+}
+
+fn set_path(target: &mut Value, parts: &[String], val: Value) {
+    let Some((first, rest)) = parts.split_first() else {
+        *target = val;
+        return;
+    };
+    if !matches!(target, Value::Mapping(_)) {
+        *target = Value::Mapping(Mapping::new());
+    }
+    if let Value::Mapping(m) = target {
+        let k = Value::String(first.clone());
+        if !m.contains_key(&k) {
+            m.insert(k.clone(), Value::Null);
+        }
+        if let Some(slot) = m.get_mut(&k) {
+            set_path(slot, rest, val);
+        }
+    }
+}
+
+fn to_json(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<serde_json::Value, ExperimentError> {
+    serde_json::to_value(v).map_err(|e| ctx.err_at(ypath, format!("cannot be represented as data: {e}")))
+}
+
+fn strip_location(msg: &str) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Group the plan's cells by dataset: `dataset_id → (spec, cells)`.
+pub fn datasets(plan: &Plan) -> BTreeMap<String, serde_json::Value> {
+    plan.cells.iter().map(|c| (c.dataset_id.clone(), c.dataset.clone())).collect()
+}

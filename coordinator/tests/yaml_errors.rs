@@ -1,0 +1,85 @@
+//! Invalid experiment files are refused before any chain starts, with file:line:column and the
+//! allowed values.
+
+use std::path::Path;
+
+use causeway::experiment::{ProfileName, plan_from_str};
+
+const GOOD: &str = r#"name: t
+model: wood2006
+seed: 1
+chains: 4
+replicates: 2
+run: {iterations: 20, burn_in: 5}
+params:
+  sampler: gibbs
+  alpha: 1.0
+  lambda: 0.9
+  epsilon: 0.01
+  p: 0.1
+dataset: {kind: ibp_synthetic, n_observed: 4, n_trials: 10, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+grid:
+  product:
+    params.lambda: [0.5, 0.9]
+profiles: {quick: {}, paper: {}}
+"#;
+
+fn err(text: &str) -> String {
+    plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, None).expect_err("must be refused").to_string()
+}
+
+#[test]
+fn good_file_expands() {
+    let plan = plan_from_str(Path::new("exp.yaml"), GOOD, ProfileName::Quick, None).expect("valid");
+    assert_eq!(plan.cells.len(), 2);
+    assert_eq!(plan.jobs().len(), 2 * 2 * 4);
+    // Seeds derive from the cell's content, not its position.
+    assert_ne!(plan.cells[0].key, plan.cells[1].key);
+}
+
+#[test]
+fn unknown_top_level_key_names_line_and_allowed_keys() {
+    let e = err(&GOOD.replace("chains: 4", "chians: 4"));
+    assert!(e.starts_with("exp.yaml:4:"), "{e}");
+    assert!(e.contains("chians") && e.contains("chains"), "{e}");
+}
+
+#[test]
+fn out_of_range_axis_value_points_at_the_value() {
+    let e = err(&GOOD.replace("[0.5, 0.9]", "[0.5, 1.5]"));
+    assert!(e.starts_with("exp.yaml:17:"), "{e}");
+    assert!(e.contains("params.lambda") && e.contains("0 < x < 1"), "{e}");
+}
+
+#[test]
+fn out_of_range_base_param_points_at_it() {
+    let e = err(&GOOD.replace("alpha: 1.0\n  lambda", "alpha: -1.0\n  lambda"));
+    assert!(e.starts_with("exp.yaml:9:"), "{e}");
+    assert!(e.contains("params.alpha"), "{e}");
+}
+
+#[test]
+fn wrong_type_and_bad_enum_list_allowed_values() {
+    let e = err(&GOOD.replace("sampler: gibbs", "sampler: metropolis"));
+    assert!(e.starts_with("exp.yaml:8:"), "{e}");
+    assert!(e.contains("gibbs") && e.contains("rjmcmc"), "{e}");
+    let e = err(&GOOD.replace("seed: 1", "seed: one"));
+    assert!(e.starts_with("exp.yaml:3:"), "{e}");
+}
+
+#[test]
+fn unknown_model_lists_models() {
+    let e = err(&GOOD.replace("model: wood2006", "model: wood"));
+    assert!(e.starts_with("exp.yaml:2:"), "{e}");
+    assert!(e.contains("wood2006") && e.contains("kurutmaz2019"), "{e}");
+}
+
+#[test]
+fn bad_profile_and_axis_are_refused() {
+    let e = err(&GOOD.replace("{quick: {}, paper: {}}", "{quick: {}, full: {}}"));
+    assert!(e.contains("quick") && e.contains("paper"), "{e}");
+    let e = err(&GOOD.replace("params.lambda:", "lambda:"));
+    assert!(e.contains("params.") && e.starts_with("exp.yaml:17:"), "{e}");
+    let e = err(&GOOD.replace("burn_in: 5", "burn_in: 50"));
+    assert!(e.contains("burn_in"), "{e}");
+}

@@ -1,0 +1,204 @@
+//! The papers' error measures and classification metrics.
+//!
+//! Shapes follow paper 000 (`000_64a353240e4f1919.txt`): `Z` is N observed × K causes, so
+//! `Z Zᵀ` is N × N; matrices are row-major slices.
+
+/// In-degree error (paper 000, §5): `Σ_i |(Z Zᵀ)_ii − E[Z Zᵀ]_ii|`, the summed absolute
+/// difference between the true and the expected in-degree of each observed node.
+/// `zzt_true`, `zzt_mean`: N × N row-major.
+pub fn in_degree_error(zzt_true: &[f64], zzt_mean: &[f64], n: usize) -> f64 {
+    (0..n).map(|i| (zzt_true[i * n + i] - zzt_mean[i * n + i]).abs()).sum()
+}
+
+/// Structure error (paper 000, §5): summed absolute difference between the upper-triangular
+/// parts (diagonal excluded) of `Z Zᵀ` and `E[Z Zᵀ]`; each entry counts the hidden causes
+/// two observed variables share. `zzt_true`, `zzt_mean`: N × N row-major.
+pub fn structure_error(zzt_true: &[f64], zzt_mean: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in (i + 1)..n {
+            s += (zzt_true[i * n + j] - zzt_mean[i * n + j]).abs();
+        }
+    }
+    s
+}
+
+/// `Z Zᵀ` of a binary N × K matrix (row-major), as N × N row-major.
+pub fn zzt(z: &[f64], n: usize, k: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            out[i * n + j] = (0..k).map(|c| z[i * k + c] * z[j * k + c]).sum();
+        }
+    }
+    out
+}
+
+/// Unpack one row of packed upper-triangular values (diagonal included, row-major order
+/// `(0,0),(0,1),…,(0,N−1),(1,1),…`) into a symmetric N × N matrix.
+pub fn unpack_upper(packed: &[f64], n: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * n];
+    let mut idx = 0;
+    for i in 0..n {
+        for j in i..n {
+            let v = packed.get(idx).copied().unwrap_or(f64::NAN);
+            out[i * n + j] = v;
+            out[j * n + i] = v;
+            idx += 1;
+        }
+    }
+    out
+}
+
+/// Area under the ROC curve of `scores` for binary `labels` (1 positive), with tied scores
+/// counted as one half (the Mann–Whitney statistic), optionally weighted per example.
+/// Returns NaN when one class is absent.
+pub fn auc(scores: &[f64], labels: &[bool], weights: Option<&[f64]>) -> f64 {
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let mut idx: Vec<usize> = (0..scores.len()).collect();
+    idx.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let (mut pos, mut neg) = (0.0, 0.0);
+    for (i, &l) in labels.iter().enumerate() {
+        if l {
+            pos += w(i)
+        } else {
+            neg += w(i)
+        }
+    }
+    if pos == 0.0 || neg == 0.0 {
+        return f64::NAN;
+    }
+    // Sweep groups of tied scores in ascending order.
+    let mut neg_below = 0.0;
+    let mut area = 0.0;
+    let mut g = 0;
+    while g < idx.len() {
+        let mut h = g;
+        let (mut p_tie, mut n_tie) = (0.0, 0.0);
+        while h < idx.len() && scores[idx[h]] == scores[idx[g]] {
+            if labels[idx[h]] {
+                p_tie += w(idx[h])
+            } else {
+                n_tie += w(idx[h])
+            }
+            h += 1;
+        }
+        area += p_tie * (neg_below + 0.5 * n_tie);
+        neg_below += n_tie;
+        g = h;
+    }
+    area / (pos * neg)
+}
+
+/// ROC curve points `(false positive rate, true positive rate)`, from the highest threshold down.
+pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Vec<(f64, f64)> {
+    let mut idx: Vec<usize> = (0..scores.len()).collect();
+    idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let pos = labels.iter().filter(|&&l| l).count() as f64;
+    let neg = labels.len() as f64 - pos;
+    let mut pts = vec![(0.0, 0.0)];
+    let (mut tp, mut fp) = (0.0, 0.0);
+    let mut g = 0;
+    while g < idx.len() {
+        let mut h = g;
+        while h < idx.len() && scores[idx[h]] == scores[idx[g]] {
+            if labels[idx[h]] {
+                tp += 1.0
+            } else {
+                fp += 1.0
+            }
+            h += 1;
+        }
+        pts.push((if neg > 0.0 { fp / neg } else { 0.0 }, if pos > 0.0 { tp / pos } else { 0.0 }));
+        g = h;
+    }
+    pts
+}
+
+/// Confusion matrix `C[true][predicted]` of labels in `0..k`.
+pub fn confusion(truth: &[usize], predicted: &[usize], k: usize) -> Vec<Vec<u64>> {
+    let mut c = vec![vec![0u64; k]; k];
+    for (&t, &p) in truth.iter().zip(predicted) {
+        if t < k && p < k {
+            c[t][p] += 1;
+        }
+    }
+    c
+}
+
+/// Hamming distance between two equally long 0/1 vectors (entries compared as `> 0.5`).
+pub fn hamming(a: &[f64], b: &[f64]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| (**x > 0.5) != (**y > 0.5)).count()
+}
+
+/// Root mean squared error.
+pub fn rmse(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return f64::NAN;
+    }
+    (a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / n as f64).sqrt()
+}
+
+/// Kullback–Leibler divergence `KL(p ‖ q)` of two discrete distributions (natural log; terms
+/// with `p_i = 0` contribute 0; `+inf` if `q_i = 0 < p_i`).
+pub fn kl_divergence(p: &[f64], q: &[f64]) -> f64 {
+    p.iter()
+        .zip(q)
+        .map(|(&pi, &qi)| if pi == 0.0 { 0.0 } else if qi == 0.0 { f64::INFINITY } else { pi * (pi / qi).ln() })
+        .sum()
+}
+
+/// Mean and sample standard deviation (n − 1); sd is NaN for fewer than two values.
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    if xs.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let m = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (m, f64::NAN);
+    }
+    let v = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
+    (m, v.sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_match_definitions() {
+        // Z: 3 observed × 2 causes.
+        let z = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0];
+        let t = zzt(&z, 3, 2);
+        assert_eq!(t, vec![1.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0, 1.0, 1.0]);
+        let m = vec![0.0; 9];
+        assert_eq!(in_degree_error(&t, &m, 3), 4.0);
+        assert_eq!(structure_error(&t, &m, 3), 2.0);
+        assert_eq!(unpack_upper(&[1.0, 1.0, 0.0, 2.0, 1.0, 1.0], 3), t);
+    }
+
+    #[test]
+    fn auc_known_values() {
+        assert_eq!(auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true], None), 0.75);
+        assert_eq!(auc(&[1.0, 1.0], &[true, false], None), 0.5);
+        assert!(auc(&[1.0], &[true], None).is_nan());
+        // Weights act as replication.
+        let a = auc(&[0.1, 0.4, 0.35], &[false, false, true], Some(&[2.0, 1.0, 1.0]));
+        let b = auc(&[0.1, 0.1, 0.4, 0.35], &[false, false, false, true], None);
+        assert!((a - b).abs() < 1e-15);
+        let roc = roc_curve(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]);
+        assert_eq!(roc.last(), Some(&(1.0, 1.0)));
+    }
+
+    #[test]
+    fn small_metrics() {
+        assert_eq!(confusion(&[0, 1, 2, 2], &[0, 2, 2, 2], 3)[2][2], 2);
+        assert_eq!(hamming(&[1.0, 0.0], &[1.0, 1.0]), 1);
+        assert!((rmse(&[0.0, 0.0], &[3.0, 4.0]) - 12.5f64.sqrt()).abs() < 1e-15);
+        assert!((kl_divergence(&[0.5, 0.5], &[0.5, 0.5])).abs() < 1e-15);
+        let (m, s) = mean_sd(&[1.0, 2.0, 3.0]);
+        assert_eq!((m, s), (2.0, 1.0));
+    }
+}

@@ -1,0 +1,321 @@
+//! Tables and figures of a run: a convergence table for every experiment, then the tables of
+//! each report kind the experiment names (`report:` in the YAML).
+//!
+//! Every table is written as `tables/<name>.md` and `tables/<name>.csv`; `tables/report.md`
+//! collects them and ends with the convergence summary (cells with R-hat > 1.01 or bulk ESS <
+//! 400 on any monitored scalar are flagged).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use polars::prelude::*;
+
+use crate::diagnostics;
+use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
+
+pub mod figures;
+pub mod wood2006;
+
+/// R-hat above this flags a cell (Vehtari et al. 2021).
+pub const RHAT_MAX: f64 = 1.01;
+/// Bulk ESS below this flags a cell (Vehtari et al. 2021).
+pub const ESS_BULK_MIN: f64 = 400.0;
+
+/// A report that could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("polars: {0}")]
+    Polars(#[from] PolarsError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A finished table: a polars frame plus a title, notes, and per-row convergence flags.
+pub struct Table {
+    /// File stem under `tables/`.
+    pub name: String,
+    pub title: String,
+    pub df: DataFrame,
+    /// Lines printed under the table in Markdown (sources, choices, the paper's values).
+    pub notes: Vec<String>,
+}
+
+/// Worst convergence figures of a monitored scalar over a cell's replicates.
+#[derive(Debug, Clone, Copy)]
+pub struct CellConvergence {
+    pub rhat: f64,
+    pub ess_bulk: f64,
+    pub ess_tail: f64,
+}
+
+impl CellConvergence {
+    /// R-hat > 1.01 or bulk ESS < 400 (NaN R-hat, e.g. a single chain, is not flagged on
+    /// R-hat alone).
+    pub fn flagged(&self) -> bool {
+        self.rhat > RHAT_MAX || self.ess_bulk < ESS_BULK_MIN
+    }
+}
+
+/// Per cell index, per monitored scalar (in `monitor` order).
+pub type Convergence = BTreeMap<usize, Vec<(String, CellConvergence)>>;
+
+/// Build every table and figure of the run in `rd`.
+pub fn build(rd: &RunDir) -> Result<(), ReportError> {
+    let m = rd.read_manifest()?;
+    let conv = convergence(rd, &m)?;
+    let mut tables = Vec::new();
+    for kind in &m.report {
+        match kind.as_str() {
+            "wood2006.fig3" => tables.extend(wood2006::fig3(rd, &m, &conv)?),
+            "wood2006.fig4" => tables.extend(wood2006::fig4(rd, &m, &conv)?),
+            "wood2006.lucas" => tables.extend(wood2006::lucas(rd, &m, &conv)?),
+            other => return Err(ReportError::Other(format!("unknown report kind {other:?}"))),
+        }
+    }
+    tables.push(convergence_table(&m, &conv)?);
+    let mut report = format!("# {}\n\n{}\n\nProfile `{}`, code {}, seed {}.\n\n", m.name, m.description, m.profile, m.code_version, m.base_seed);
+    for t in &mut tables {
+        let md = write_table(rd, t)?;
+        report.push_str(&md);
+        report.push('\n');
+    }
+    report.push_str(&convergence_summary(&m, &conv));
+    write_atomic(&rd.tables_dir().join("report.md"), report.as_bytes())?;
+    Ok(())
+}
+
+/// Post-burn-in draws of `scalar` for every chain of (cell, replicate): M chains × N draws.
+pub fn chain_draws(rd: &RunDir, m: &Manifest, cell: usize, replicate: u64, scalar: &str) -> Result<Vec<Vec<f64>>, ReportError> {
+    let burn_in = m.cells[cell].run.burn_in;
+    let mut out = Vec::new();
+    for j in m.jobs.iter().filter(|j| j.cell == cell && j.replicate == replicate) {
+        if !rd.chain_done(&j.job_id) {
+            continue;
+        }
+        let df = rd.read_trace(&j.job_id)?;
+        let Ok(col) = df.column(scalar) else { continue };
+        let it = df.column("iteration")?.u64()?.clone();
+        let v = col.f64()?;
+        let draws: Vec<f64> = it
+            .into_iter()
+            .zip(v)
+            .filter(|(i, _)| i.unwrap_or(0) > burn_in)
+            .map(|(_, x)| x.unwrap_or(f64::NAN))
+            .collect();
+        out.push(draws);
+    }
+    Ok(out)
+}
+
+/// R-hat and ESS of every monitored scalar, worst over each cell's replicates.
+pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError> {
+    let reps = m.jobs.iter().map(|j| j.replicate).max().map_or(0, |r| r + 1);
+    let mut out = Convergence::new();
+    for c in &m.cells {
+        let mut row = Vec::new();
+        for s in &m.monitor {
+            let mut worst = CellConvergence { rhat: f64::NAN, ess_bulk: f64::NAN, ess_tail: f64::NAN };
+            for r in 0..reps {
+                let draws = chain_draws(rd, m, c.index, r, s)?;
+                if draws.is_empty() {
+                    continue;
+                }
+                let n = draws.iter().map(Vec::len).min().unwrap_or(0);
+                let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
+                let Ok(d) = diagnostics::diagnose(&views) else { continue };
+                worst.rhat = nan_max(worst.rhat, d.rhat);
+                worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
+                worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
+            }
+            row.push((s.clone(), worst));
+        }
+        out.insert(c.index, row);
+    }
+    Ok(out)
+}
+
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() { b } else if b.is_nan() { a } else { a.max(b) }
+}
+fn nan_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() { b } else if b.is_nan() { a } else { a.min(b) }
+}
+
+/// One row per cell: its axes, then R-hat, bulk and tail ESS of each monitored scalar.
+fn convergence_table(m: &Manifest, conv: &Convergence) -> Result<Table, ReportError> {
+    let cells: Vec<usize> = m.cells.iter().map(|c| c.index).collect();
+    let mut cols = axis_columns(m, &cells);
+    append_convergence(&mut cols, m, conv, &cells);
+    Ok(Table {
+        name: "convergence".into(),
+        title: "Convergence of every cell (worst over its replicates)".into(),
+        df: DataFrame::new_infer_height(cols)?,
+        notes: vec![format!(
+            "R-hat: rank-normalised split R-hat (Vehtari et al. 2021, as ArviZ 0.23); ESS bulk and tail (5%/95%). \
+             Post-burn-in draws, across each cell's chains; the worst replicate is shown. ⚠ marks R-hat > {RHAT_MAX} or bulk ESS < {ESS_BULK_MIN}."
+        )],
+    })
+}
+
+/// Columns `cell` and one per grid axis (values as text) for the given cells.
+pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
+    let mut names: Vec<String> = Vec::new();
+    for c in &m.cells {
+        for k in c.axes.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    let mut cols: Vec<Column> = vec![Series::new("cell".into(), cells.iter().map(|&c| c as u64).collect::<Vec<_>>()).into()];
+    for n in names {
+        let vals: Vec<String> = cells
+            .iter()
+            .map(|&c| m.cells[c].axes.get(&n).map(json_text).unwrap_or_default())
+            .collect();
+        let short = n.rsplit('.').next().unwrap_or(&n).to_string();
+        cols.push(Series::new(short.into(), vals).into());
+    }
+    cols
+}
+
+/// A JSON value as compact text (strings unquoted).
+pub fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Append, for each monitored scalar, `rhat(s)`, `ess_bulk(s)`, `ess_tail(s)` for `cells`, and
+/// a `converged` column (`⚠` when any scalar is flagged).
+pub fn append_convergence(cols: &mut Vec<Column>, m: &Manifest, conv: &Convergence, cells: &[usize]) {
+    for (si, s) in m.monitor.iter().enumerate() {
+        let get = |c: usize| conv.get(&c).and_then(|v| v.get(si)).map(|x| x.1);
+        let f = |sel: fn(&CellConvergence) -> f64| -> Vec<f64> {
+            cells.iter().map(|&c| get(c).map_or(f64::NAN, |x| sel(&x))).collect()
+        };
+        cols.push(Series::new(format!("rhat({s})").into(), f(|x| x.rhat)).into());
+        cols.push(Series::new(format!("ess_bulk({s})").into(), f(|x| x.ess_bulk)).into());
+        cols.push(Series::new(format!("ess_tail({s})").into(), f(|x| x.ess_tail)).into());
+    }
+    let flags: Vec<&str> = cells
+        .iter()
+        .map(|c| if conv.get(c).is_some_and(|v| v.iter().any(|(_, x)| x.flagged())) { "⚠" } else { "ok" })
+        .collect();
+    cols.push(Series::new("converged".into(), flags).into());
+}
+
+fn convergence_summary(m: &Manifest, conv: &Convergence) -> String {
+    let flagged: Vec<usize> = conv.iter().filter(|(_, v)| v.iter().any(|(_, x)| x.flagged())).map(|(c, _)| *c).collect();
+    let mut s = String::from("## Convergence summary\n\n");
+    if m.monitor.is_empty() {
+        s.push_str("No scalars are monitored in this experiment.\n");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{} of {} cells flagged (R-hat > {RHAT_MAX} or bulk ESS < {ESS_BULK_MIN} on any of: {}).",
+        flagged.len(),
+        conv.len(),
+        m.monitor.join(", ")
+    );
+    for c in flagged.iter().take(50) {
+        let axes: Vec<String> = m.cells[*c].axes.iter().map(|(k, v)| format!("{k}={}", json_text(v))).collect();
+        let why: Vec<String> = conv[c]
+            .iter()
+            .filter(|(_, x)| x.flagged())
+            .map(|(n, x)| format!("{n}: R-hat {:.3}, ESS bulk {:.0}", x.rhat, x.ess_bulk))
+            .collect();
+        let _ = writeln!(s, "- cell {c} ({}): {}", axes.join(", "), why.join("; "));
+    }
+    if flagged.len() > 50 {
+        let _ = writeln!(s, "- … and {} more (see convergence.csv)", flagged.len() - 50);
+    }
+    s
+}
+
+/// Write `tables/<name>.csv` and `tables/<name>.md`; returns the Markdown.
+pub fn write_table(rd: &RunDir, t: &mut Table) -> Result<String, ReportError> {
+    write_csv(&rd.tables_dir().join(format!("{}.csv", t.name)), &mut t.df)?;
+    let md = markdown(t);
+    write_atomic(&rd.tables_dir().join(format!("{}.md", t.name)), md.as_bytes())?;
+    Ok(md)
+}
+
+/// Render a table as GitHub Markdown (floats to 4 significant decimals).
+pub fn markdown(t: &Table) -> String {
+    let df = &t.df;
+    let mut s = format!("## {}\n\n", t.title);
+    let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
+    let _ = writeln!(s, "| {} |", names.join(" | "));
+    let _ = writeln!(s, "|{}", names.iter().map(|_| "---|").collect::<String>());
+    for i in 0..df.height() {
+        let cells: Vec<String> = df.columns().iter().map(|c| cell_text(c.get(i).ok())).collect();
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+    for n in &t.notes {
+        let _ = write!(s, "\n{n}\n");
+    }
+    s
+}
+
+fn cell_text(v: Option<AnyValue<'_>>) -> String {
+    match v {
+        None | Some(AnyValue::Null) => String::new(),
+        Some(AnyValue::Float64(x)) => fmt_f64(x),
+        Some(AnyValue::Float32(x)) => fmt_f64(f64::from(x)),
+        Some(AnyValue::String(s)) => s.to_string(),
+        Some(AnyValue::StringOwned(s)) => s.to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Human formatting of a float for tables.
+pub fn fmt_f64(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if x == x.trunc() && x.abs() < 1e6 {
+        format!("{x:.0}")
+    } else if x.abs() >= 1000.0 {
+        format!("{x:.1}")
+    } else if x.abs() >= 1.0 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+/// Group `df` by `keys` and aggregate each of `values` into `<v>_mean` and `<v>_sd` (sample
+/// sd, n − 1), plus `count` (rows per group); sorted by `keys`.
+pub fn mean_sd_by(df: &DataFrame, keys: &[&str], values: &[&str]) -> Result<DataFrame, ReportError> {
+    let gb = df.group_by(keys.iter().copied())?;
+    let mut out = gb.clone().select(values.iter().copied()).mean()?;
+    let sd = gb.clone().select(values.iter().copied()).std(1)?;
+    for v in values {
+        let mut c = sd.column(&format!("{v}_agg_std"))?.clone();
+        c.rename(format!("{v}_sd").into());
+        out.with_column(c)?;
+    }
+    if let Some(first) = values.first() {
+        let cnt = gb.select([*first]).count()?;
+        let mut c = cnt.column(&format!("{first}_count"))?.cast(&DataType::UInt64)?;
+        c.rename("count".into());
+        out.with_column(c)?;
+    }
+    Ok(out.sort(keys.iter().copied(), SortMultipleOptions::default())?)
+}
+
+/// Column `name` of `df` as f64 values (nulls → NaN).
+pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
+    Ok(df.column(name)?.cast(&DataType::Float64)?.f64()?.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+}
+
+/// `mean ± sd` text.
+pub fn pm(mean: f64, sd: f64) -> String {
+    format!("{} ± {}", fmt_f64(mean), fmt_f64(sd))
+}

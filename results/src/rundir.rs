@@ -1,0 +1,370 @@
+//! The run directory: its layout, its manifest, and the one way a chain's output is stored.
+//!
+//! Layout (stable; scripts rely on it):
+//! ```text
+//! <out>/
+//!   manifest.json                 experiment as run, code version, seeds, cells, jobs
+//!   experiment.yaml               the YAML file exactly as given
+//!   jobs.csv                      one row per chain: state, attempts, worker, error
+//!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
+//!   chains/<job>.trace.parquet    iteration + one f64 column per traced scalar
+//!   chains/<job>.summary.parquet  one row per summary matrix (name, rows, cols, values, names)
+//!   timing/<job>.parquet          iteration, elapsed_seconds (wall clock; not deterministic)
+//!   tables/*.md, tables/*.csv     the paper's tables
+//!   figures/*.svg                 figures
+//! ```
+//! Everything under `chains/` and `datasets/` is a deterministic function of the YAML: the same
+//! file gives byte-identical Parquet whatever the worker count, order or retries.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use causeway_samplers::{ChainOutput, Dataset, Matrix};
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Errors reading or writing a run directory.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {source}")]
+    Polars { path: PathBuf, source: PolarsError },
+    #[error("{path}: {message}")]
+    Format { path: PathBuf, message: String },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io { path: path.to_path_buf(), source }
+}
+fn pl_err(path: &Path) -> impl FnOnce(PolarsError) -> StoreError + '_ {
+    move |source| StoreError::Polars { path: path.to_path_buf(), source }
+}
+
+/// The seed coordinates of one chain (see `causeway_samplers::seed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedRecord {
+    pub base_seed: u64,
+    pub cell: u64,
+    pub replicate: u64,
+    pub chain: u64,
+}
+
+/// One grid cell: a model, its parameters, its dataset spec and its run length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellRecord {
+    /// Position in the expanded grid (0-based).
+    pub index: usize,
+    /// Stable hash of the cell's canonical JSON (its seed key).
+    pub key: u64,
+    pub model: String,
+    pub params: serde_json::Value,
+    pub dataset: serde_json::Value,
+    pub run: causeway_samplers::RunSpec,
+    /// The axis values that distinguish this cell, as `path → value` (for table rows).
+    pub axes: serde_json::Map<String, serde_json::Value>,
+    /// Stable hash of the model and dataset spec: the dataset RNG key. Cells with equal
+    /// dataset specs share their data.
+    pub dataset_key: u64,
+    /// `d<dataset_key as 16 hex digits>`; replicate r's files are `datasets/<id>-r<r>.*`.
+    pub dataset_id: String,
+}
+
+/// One chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub job_id: String,
+    pub cell: usize,
+    pub replicate: u64,
+    pub chain: u64,
+    pub seed: SeedRecord,
+}
+
+/// Everything needed to rerun and to analyse a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub name: String,
+    pub description: String,
+    pub profile: String,
+    pub code_version: String,
+    pub base_seed: u64,
+    pub experiment_file: String,
+    /// Scalars monitored for convergence (R-hat, ESS) in every table.
+    pub monitor: Vec<String>,
+    /// Report kinds to build (e.g. `wood2006.fig3`).
+    pub report: Vec<String>,
+    /// The papers' reported values, as written in the YAML, for side-by-side tables.
+    pub reported: serde_json::Value,
+    pub cells: Vec<CellRecord>,
+    pub jobs: Vec<JobRecord>,
+}
+
+/// Final state of a job, written to `jobs.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobStatus {
+    pub job_id: String,
+    pub state: String,
+    pub attempts: u32,
+    pub worker: String,
+    pub error: String,
+}
+
+/// A run directory on disk.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    /// Create (or reopen) the directory tree under `root`.
+    pub fn create(root: impl Into<PathBuf>) -> Result<Self, StoreError> {
+        let rd = RunDir { root: root.into() };
+        for sub in ["chains", "datasets", "timing", "tables", "figures"] {
+            let p = rd.root.join(sub);
+            fs::create_dir_all(&p).map_err(io_err(&p))?;
+        }
+        Ok(rd)
+    }
+
+    /// Open an existing run directory (does not create anything).
+    pub fn open(root: impl Into<PathBuf>) -> Self {
+        RunDir { root: root.into() }
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.root.join("manifest.json")
+    }
+    pub fn trace_path(&self, job_id: &str) -> PathBuf {
+        self.root.join("chains").join(format!("{job_id}.trace.parquet"))
+    }
+    pub fn summary_path(&self, job_id: &str) -> PathBuf {
+        self.root.join("chains").join(format!("{job_id}.summary.parquet"))
+    }
+    pub fn timing_path(&self, job_id: &str) -> PathBuf {
+        self.root.join("timing").join(format!("{job_id}.parquet"))
+    }
+    pub fn dataset_path(&self, dataset_id: &str, replicate: u64, part: &str) -> PathBuf {
+        self.root.join("datasets").join(format!("{dataset_id}-r{replicate}.{part}.parquet"))
+    }
+    pub fn tables_dir(&self) -> PathBuf {
+        self.root.join("tables")
+    }
+    pub fn figures_dir(&self) -> PathBuf {
+        self.root.join("figures")
+    }
+
+    /// Write the manifest (pretty JSON) atomically.
+    pub fn write_manifest(&self, m: &Manifest) -> Result<(), StoreError> {
+        let path = self.manifest_path();
+        let text = serde_json::to_string_pretty(m)
+            .map_err(|e| StoreError::Format { path: path.clone(), message: e.to_string() })?;
+        write_atomic(&path, text.as_bytes())
+    }
+
+    /// Read the manifest.
+    pub fn read_manifest(&self) -> Result<Manifest, StoreError> {
+        let path = self.manifest_path();
+        let text = fs::read_to_string(&path).map_err(io_err(&path))?;
+        serde_json::from_str(&text).map_err(|e| StoreError::Format { path, message: e.to_string() })
+    }
+
+    /// Store one chain's output: trace, summary (deterministic) and timing (wall clock).
+    pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<(), StoreError> {
+        let path = self.trace_path(job_id);
+        let n = out.iterations.len();
+        let k = out.trace_names.len();
+        if out.trace.len() != n * k {
+            return Err(StoreError::Format { path, message: format!("trace has {} values for {n}×{k}", out.trace.len()) });
+        }
+        let mut cols: Vec<Column> = Vec::with_capacity(k + 1);
+        cols.push(Series::new("iteration".into(), &out.iterations).into());
+        for (j, name) in out.trace_names.iter().enumerate() {
+            let v: Vec<f64> = (0..n).map(|i| out.trace[i * k + j]).collect();
+            cols.push(Series::new(name.as_str().into(), v).into());
+        }
+        let mut df = DataFrame::new(n, cols).map_err(pl_err(&path))?;
+        write_parquet(&path, &mut df)?;
+        write_matrices(&self.summary_path(job_id), &out.summary)?;
+        let tpath = self.timing_path(job_id);
+        let mut tdf = DataFrame::new(
+            n,
+            vec![
+                Series::new("iteration".into(), &out.iterations).into(),
+                Series::new("elapsed_seconds".into(), &out.elapsed_seconds).into(),
+            ],
+        )
+        .map_err(pl_err(&tpath))?;
+        write_parquet(&tpath, &mut tdf)
+    }
+
+    /// Whether a job's deterministic outputs are both on disk.
+    pub fn chain_done(&self, job_id: &str) -> bool {
+        self.trace_path(job_id).exists() && self.summary_path(job_id).exists()
+    }
+
+    /// A chain's trace as a DataFrame (`iteration` + one column per traced scalar).
+    pub fn read_trace(&self, job_id: &str) -> Result<DataFrame, StoreError> {
+        read_parquet(&self.trace_path(job_id))
+    }
+
+    /// A chain's summary matrices.
+    pub fn read_summary(&self, job_id: &str) -> Result<Vec<Matrix>, StoreError> {
+        read_matrices(&self.summary_path(job_id))
+    }
+
+    /// A chain's wall-clock timing (`iteration`, `elapsed_seconds`).
+    pub fn read_timing(&self, job_id: &str) -> Result<DataFrame, StoreError> {
+        read_parquet(&self.timing_path(job_id))
+    }
+
+    /// Store a dataset replicate (observed and truth).
+    pub fn write_dataset(&self, dataset_id: &str, replicate: u64, d: &Dataset) -> Result<(), StoreError> {
+        write_matrices(&self.dataset_path(dataset_id, replicate, "observed"), &d.observed)?;
+        write_matrices(&self.dataset_path(dataset_id, replicate, "truth"), &d.truth)
+    }
+
+    /// Read a dataset replicate back.
+    pub fn read_dataset(&self, dataset_id: &str, replicate: u64) -> Result<Dataset, StoreError> {
+        Ok(Dataset {
+            observed: read_matrices(&self.dataset_path(dataset_id, replicate, "observed"))?,
+            truth: read_matrices(&self.dataset_path(dataset_id, replicate, "truth"))?,
+        })
+    }
+
+    /// Write `jobs.csv`.
+    pub fn write_job_statuses(&self, statuses: &[JobStatus]) -> Result<(), StoreError> {
+        let path = self.root.join("jobs.csv");
+        let mut df = df!(
+            "job_id" => statuses.iter().map(|s| s.job_id.as_str()).collect::<Vec<_>>(),
+            "state" => statuses.iter().map(|s| s.state.as_str()).collect::<Vec<_>>(),
+            "attempts" => statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
+            "worker" => statuses.iter().map(|s| s.worker.as_str()).collect::<Vec<_>>(),
+            "error" => statuses.iter().map(|s| s.error.as_str()).collect::<Vec<_>>(),
+        )
+        .map_err(pl_err(&path))?;
+        write_csv(&path, &mut df)
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file and a rename, so a reader (or a resumed run)
+/// never sees a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    {
+        let mut f = fs::File::create(&tmp).map_err(io_err(&tmp))?;
+        f.write_all(bytes).map_err(io_err(&tmp))?;
+        f.sync_all().map_err(io_err(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Write a DataFrame as Parquet (zstd, statistics off for byte-stability), atomically.
+pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<(), StoreError> {
+    let mut buf = Vec::new();
+    ParquetWriter::new(&mut buf)
+        .with_compression(ParquetCompression::Zstd(None))
+        .set_parallel(false)
+        .finish(df)
+        .map_err(pl_err(path))?;
+    write_atomic(path, &buf)
+}
+
+/// Read a Parquet file.
+pub fn read_parquet(path: &Path) -> Result<DataFrame, StoreError> {
+    let f = fs::File::open(path).map_err(io_err(path))?;
+    ParquetReader::new(f).finish().map_err(pl_err(path))
+}
+
+/// Write a DataFrame as CSV, atomically.
+pub fn write_csv(path: &Path, df: &mut DataFrame) -> Result<(), StoreError> {
+    let mut buf = Vec::new();
+    CsvWriter::new(&mut buf).finish(df).map_err(pl_err(path))?;
+    write_atomic(path, &buf)
+}
+
+/// Store named matrices, one row each: `name`, `rows`, `cols`, `values` (list of f64,
+/// row-major), `row_names`, `col_names` (lists of strings, possibly empty).
+pub fn write_matrices(path: &Path, ms: &[Matrix]) -> Result<(), StoreError> {
+    let names: Vec<&str> = ms.iter().map(|m| m.name.as_str()).collect();
+    let rows: Vec<u64> = ms.iter().map(|m| m.rows as u64).collect();
+    let cols: Vec<u64> = ms.iter().map(|m| m.cols as u64).collect();
+    let values: Vec<Series> = ms.iter().map(|m| Series::new("".into(), &m.values)).collect();
+    let str_list = |f: &dyn Fn(&Matrix) -> &Vec<String>| -> Vec<Series> {
+        ms.iter()
+            .map(|m| {
+                let v: Vec<&str> = f(m).iter().map(String::as_str).collect();
+                Series::new("".into(), v)
+            })
+            .collect()
+    };
+    let row_names = str_list(&|m| &m.row_names);
+    let col_names = str_list(&|m| &m.col_names);
+    let mut df = DataFrame::new(
+        ms.len(),
+        vec![
+            Series::new("name".into(), names).into(),
+            Series::new("rows".into(), rows).into(),
+            Series::new("cols".into(), cols).into(),
+            list_column("values", &values, DataType::Float64),
+            list_column("row_names", &row_names, DataType::String),
+            list_column("col_names", &col_names, DataType::String),
+        ],
+    )
+    .map_err(pl_err(path))?;
+    write_parquet(path, &mut df)
+}
+
+fn list_column(name: &str, items: &[Series], inner: DataType) -> Column {
+    if items.is_empty() {
+        Series::new_empty(name.into(), &DataType::List(Box::new(inner))).into()
+    } else {
+        Series::new(name.into(), items).into()
+    }
+}
+
+/// Read matrices written by [`write_matrices`].
+pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
+    let df = read_parquet(path)?;
+    let fmt = |message: String| StoreError::Format { path: path.to_path_buf(), message };
+    let pl = pl_err(path);
+    let get = |c: &str| df.column(c).map_err(|e| StoreError::Polars { path: path.to_path_buf(), source: e });
+    let name = get("name")?.str().map_err(pl)?.clone();
+    let rows = get("rows")?.u64().map_err(pl_err(path))?.clone();
+    let cols = get("cols")?.u64().map_err(pl_err(path))?.clone();
+    let values = get("values")?.list().map_err(pl_err(path))?.clone();
+    let row_names = get("row_names")?.list().map_err(pl_err(path))?.clone();
+    let col_names = get("col_names")?.list().map_err(pl_err(path))?.clone();
+    let strings = |s: Option<Series>| -> Result<Vec<String>, StoreError> {
+        match s {
+            None => Ok(Vec::new()),
+            Some(s) => Ok(s.str().map_err(pl_err(path))?.into_iter().map(|v| v.unwrap_or("").to_string()).collect()),
+        }
+    };
+    let mut out = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let vals: Vec<f64> = match values.get_as_series(i) {
+            None => Vec::new(),
+            Some(s) => s.f64().map_err(pl_err(path))?.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+        };
+        let m = Matrix {
+            name: name.get(i).unwrap_or("").to_string(),
+            rows: rows.get(i).unwrap_or(0) as usize,
+            cols: cols.get(i).unwrap_or(0) as usize,
+            values: vals,
+            row_names: strings(row_names.get_as_series(i))?,
+            col_names: strings(col_names.get_as_series(i))?,
+        };
+        m.check().map_err(fmt)?;
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// Find a summary matrix by name.
+pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
+    ms.iter().find(|m| m.name == name)
+}
