@@ -1,0 +1,538 @@
+//! Shared helpers for the wood2006 statistical tests: exact posteriors of tiny problems by
+//! enumeration (written independently of `wood2006::equations`), goodness-of-fit statistics,
+//! and Gauss–Legendre quadrature.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use causeway_samplers::wood2006::{BinaryMatrix, HiddenCauseSampler};
+use causeway_samplers::{ChainRng, Sampler, chain_rng};
+use rand::RngExt;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+use statrs::function::gamma::ln_gamma;
+
+/// The statistic whose posterior we compare: `[K (RJMCMC) or 0 (Gibbs), K_+, sorted column
+/// masks of the non-zero columns of Z (the lof class)..., η = Z·Y row-major (N × T)...]`.
+pub type Key = Vec<u32>;
+
+fn lnfact(n: usize) -> f64 {
+    ln_gamma(n as f64 + 1.0)
+}
+
+fn ln_choose(n: usize, k: usize) -> f64 {
+    lnfact(n) - lnfact(k) - lnfact(n - k)
+}
+
+/// Noisy-OR written out directly (not through the crate): `P(x = 1 | η) = 1 − (1−λ)^η (1−ε)`.
+pub fn lik(x: u8, eta: u32, lambda: f64, epsilon: f64) -> f64 {
+    let q = (1.0 - lambda).powi(eta as i32) * (1.0 - epsilon);
+    if x == 1 { 1.0 - q } else { q }
+}
+
+/// A tiny problem: X (N × T, row-major).
+#[derive(Clone, Debug)]
+pub struct Tiny {
+    pub n: usize,
+    pub t: usize,
+    pub x: Vec<u8>,
+}
+
+impl Tiny {
+    pub fn x_matrix(&self) -> BinaryMatrix {
+        BinaryMatrix { rows: self.n, cols: self.t, data: self.x.clone() }
+    }
+}
+
+/// Every multiset of `size` column types drawn from `1..2^n`, as sorted vectors of masks.
+pub fn multisets(n: usize, size: usize) -> Vec<Vec<u32>> {
+    let types: Vec<u32> = (1..(1u32 << n)).collect();
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    fn rec(types: &[u32], start: usize, left: usize, cur: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if left == 0 {
+            out.push(cur.clone());
+            return;
+        }
+        for j in start..types.len() {
+            cur.push(types[j]);
+            rec(types, j, left - 1, cur, out);
+            cur.pop();
+        }
+    }
+    rec(&types, 0, size, &mut cur, &mut out);
+    out
+}
+
+/// `(type mask, count)` pairs of a sorted class.
+fn grouped(class: &[u32]) -> Vec<(u32, usize)> {
+    let mut g: Vec<(u32, usize)> = Vec::new();
+    for &c in class {
+        match g.last_mut() {
+            Some((m, k)) if *m == c => *k += 1,
+            _ => g.push((c, 1)),
+        }
+    }
+    g
+}
+
+/// For one trial `t`: the distribution of `η_{:,t}` jointly with `x_{:,t}`, summing over the
+/// activations of the class's labelled columns: list of (η column, weight), weights not in log.
+fn per_trial(p: &Tiny, groups: &[(u32, usize)], t: usize, lambda: f64, epsilon: f64, prob: f64) -> HashMap<Vec<u32>, f64> {
+    let mut out: HashMap<Vec<u32>, f64> = HashMap::new();
+    let mut counts = vec![0usize; groups.len()];
+    loop {
+        // weight of this (n_h)
+        let mut ln_w = 0.0;
+        for (g, &nh) in groups.iter().zip(&counts) {
+            ln_w += ln_choose(g.1, nh) + nh as f64 * prob.ln() + (g.1 - nh) as f64 * (1.0 - prob).ln();
+        }
+        let mut eta = vec![0u32; p.n];
+        for (g, &nh) in groups.iter().zip(&counts) {
+            for (i, e) in eta.iter_mut().enumerate() {
+                if g.0 >> i & 1 == 1 {
+                    *e += nh as u32;
+                }
+            }
+        }
+        let mut w = ln_w.exp();
+        for i in 0..p.n {
+            w *= lik(p.x[i * p.t + t], eta[i], lambda, epsilon);
+        }
+        *out.entry(eta).or_insert(0.0) += w;
+        // next counts
+        let mut j = 0;
+        loop {
+            if j == groups.len() {
+                return out;
+            }
+            if counts[j] < groups[j].1 {
+                counts[j] += 1;
+                break;
+            }
+            counts[j] = 0;
+            j += 1;
+        }
+    }
+}
+
+/// `Σ_Y P(X | class, Y) P(Y)` (Y summed per trial over the labelled columns' activations).
+pub fn px_given_class(p: &Tiny, class: &[u32], lambda: f64, epsilon: f64, prob: f64) -> f64 {
+    let groups = grouped(class);
+    let mut total = 1.0;
+    for t in 0..p.t {
+        let mut s = 0.0;
+        let mut counts = vec![0usize; groups.len()];
+        'outer: loop {
+            let mut w = 1.0;
+            let mut eta = [0u32; 32];
+            for (g, &nh) in groups.iter().zip(&counts) {
+                w *= ln_choose(g.1, nh).exp() * prob.powi(nh as i32) * (1.0 - prob).powi((g.1 - nh) as i32);
+                for (i, e) in eta.iter_mut().enumerate().take(p.n) {
+                    if g.0 >> i & 1 == 1 {
+                        *e += nh as u32;
+                    }
+                }
+            }
+            for i in 0..p.n {
+                w *= lik(p.x[i * p.t + t], eta[i], lambda, epsilon);
+            }
+            s += w;
+            let mut j = 0;
+            loop {
+                if j == groups.len() {
+                    break 'outer;
+                }
+                if counts[j] < groups[j].1 {
+                    counts[j] += 1;
+                    break;
+                }
+                counts[j] = 0;
+                j += 1;
+            }
+        }
+        total *= s;
+    }
+    total
+}
+
+/// `Σ_Y P(X, η | class)` as a map from the η matrix (row-major N × T) to its weight.
+pub fn eta_joint(p: &Tiny, class: &[u32], lambda: f64, epsilon: f64, prob: f64) -> HashMap<Vec<u32>, f64> {
+    let groups = grouped(class);
+    let mut acc: HashMap<Vec<u32>, f64> = HashMap::new();
+    acc.insert(Vec::new(), 1.0); // columns of η built trial by trial (column-major during build)
+    for t in 0..p.t {
+        let pt = per_trial(p, &groups, t, lambda, epsilon, prob);
+        let mut next = HashMap::new();
+        for (k, w) in &acc {
+            for (col, wc) in &pt {
+                let mut kk = k.clone();
+                kk.extend_from_slice(col);
+                *next.entry(kk).or_insert(0.0) += w * wc;
+            }
+        }
+        acc = next;
+    }
+    // convert column-major (t-major) to row-major N × T
+    acc.into_iter()
+        .map(|(k, w)| {
+            let mut rm = vec![0u32; p.n * p.t];
+            for t in 0..p.t {
+                for i in 0..p.n {
+                    rm[i * p.t + t] = k[t * p.n + i];
+                }
+            }
+            (rm, w)
+        })
+        .collect()
+}
+
+fn harmonic(n: usize) -> f64 {
+    (1..=n).map(|i| 1.0 / i as f64).sum()
+}
+
+/// ln of the IBP lof-class probability without the α-dependent factor `α^{K+} e^{−α H_N}`.
+fn ln_ibp_class_rest(n: usize, class: &[u32]) -> f64 {
+    let mut s = 0.0;
+    for (_, c) in grouped(class) {
+        s -= lnfact(c);
+    }
+    for &mask in class {
+        let m = mask.count_ones() as usize;
+        s += lnfact(n - m) + lnfact(m - 1) - lnfact(n);
+    }
+    s
+}
+
+fn key(k: u32, class: &[u32], eta: &[u32]) -> Key {
+    let mut v = vec![k, class.len() as u32];
+    v.extend_from_slice(class);
+    v.extend_from_slice(eta);
+    v
+}
+
+/// An exact (truncated) posterior over [`Key`], normalised over the enumerated states, with the
+/// mass of the states at the truncation boundary (to show the truncation is negligible).
+pub struct Exact {
+    pub probs: HashMap<Key, f64>,
+    pub boundary_mass: f64,
+}
+
+fn normalise(w: HashMap<Key, f64>, boundary: f64) -> Exact {
+    let z: f64 = w.values().sum();
+    Exact { probs: w.into_iter().map(|(k, v)| (k, v / z)).collect(), boundary_mass: boundary / z }
+}
+
+/// Which statistic a test compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stat {
+    /// `(K, lof class of Z)`.
+    Class,
+    /// `(K, lof class of Z, η = Z·Y)`.
+    ClassEta,
+}
+
+/// `(η key, weight)` pairs of `Σ_Y P(X, η | class)` for the statistic (one empty key for
+/// [`Stat::Class`]).
+fn y_part(stat: Stat, p: &Tiny, class: &[u32], lambda: f64, epsilon: f64, prob: f64) -> Vec<(Vec<u32>, f64)> {
+    match stat {
+        Stat::Class => vec![(Vec::new(), px_given_class(p, class, lambda, epsilon, prob))],
+        Stat::ClassEta => eta_joint(p, class, lambda, epsilon, prob).into_iter().collect(),
+    }
+}
+
+/// Infinite model, fixed hyperparameters: `P(stat | X)` for K_+ ≤ `cap`.
+pub fn exact_gibbs(stat: Stat, p: &Tiny, alpha: f64, lambda: f64, epsilon: f64, prob: f64, cap: usize) -> Exact {
+    let mut w = HashMap::new();
+    let mut boundary = 0.0;
+    for kp in 0..=cap {
+        for class in multisets(p.n, kp) {
+            let ln_prior = kp as f64 * alpha.ln() - alpha * harmonic(p.n) + ln_ibp_class_rest(p.n, &class);
+            for (eta, we) in y_part(stat, p, &class, lambda, epsilon, prob) {
+                let v = ln_prior.exp() * we;
+                if kp == cap {
+                    boundary += v;
+                }
+                *w.entry(key(0, &class, &eta)).or_insert(0.0) += v;
+            }
+        }
+    }
+    normalise(w, boundary)
+}
+
+/// ln f_K(m) of the finite model (Eq. 5 per column), written out.
+fn ln_fk(m: usize, n: usize, alpha: f64, k: usize) -> f64 {
+    let a = alpha / k as f64;
+    a.ln() + ln_gamma(m as f64 + a) + lnfact(n - m) - ln_gamma(n as f64 + 1.0 + a)
+}
+
+/// `ln P(K, ordered Z in class)` summed over the orderings, given α, without P(K).
+fn ln_finite_class(n: usize, class: &[u32], k: usize, alpha: f64) -> f64 {
+    let kp = class.len();
+    let mut s = lnfact(k) - lnfact(k - kp);
+    for (_, c) in grouped(class) {
+        s -= lnfact(c);
+    }
+    s += (k - kp) as f64 * ln_fk(0, n, alpha, k);
+    for &mask in class {
+        s += ln_fk(mask.count_ones() as usize, n, alpha, k);
+    }
+    s
+}
+
+/// Finite model (RJMCMC), fixed hyperparameters, `P(K) ∝ ln_pk(K)` on `1..=k_max`:
+/// `P(K, class, η | X)`.
+pub fn exact_rjmcmc(stat: Stat, p: &Tiny, alpha: f64, lambda: f64, epsilon: f64, prob: f64, k_max: usize, ln_pk: impl Fn(usize) -> f64) -> Exact {
+    let mut w = HashMap::new();
+    for k in 1..=k_max {
+        for kp in 0..=k {
+            for class in multisets(p.n, kp) {
+                let ln_prior = ln_pk(k) + ln_finite_class(p.n, &class, k, alpha);
+                for (eta, we) in y_part(stat, p, &class, lambda, epsilon, prob) {
+                    *w.entry(key(k as u32, &class, &eta)).or_insert(0.0) += ln_prior.exp() * we;
+                }
+            }
+        }
+    }
+    normalise(w, 0.0)
+}
+
+/// Gauss–Legendre nodes and weights on (0, 1) with `m` points (exact for polynomials of degree
+/// ≤ 2m − 1).
+pub fn gauss_legendre01(m: usize) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(m);
+    for i in 0..m {
+        let mut x = (std::f64::consts::PI * (i as f64 + 0.75) / (m as f64 + 0.5)).cos();
+        let mut dp = 0.0;
+        for _ in 0..100 {
+            let (mut p0, mut p1) = (1.0, x);
+            for j in 2..=m {
+                let p2 = ((2 * j - 1) as f64 * x * p1 - (j - 1) as f64 * p0) / j as f64;
+                p0 = p1;
+                p1 = p2;
+            }
+            let pm = if m == 1 { x } else { p1 };
+            let pm1 = if m == 1 { 1.0 } else { p0 };
+            dp = m as f64 * (x * pm - pm1) / (x * x - 1.0);
+            let dx = pm / dp;
+            x -= dx;
+            if dx.abs() < 1e-15 {
+                break;
+            }
+        }
+        let w = 2.0 / ((1.0 - x * x) * dp * dp);
+        out.push(((x + 1.0) / 2.0, w / 2.0));
+    }
+    out
+}
+
+/// Quadrature grid over (λ, ε, p) for Beta(1,1) priors: `(λ, ε, p, weight)`.
+pub fn hyper_grid(n_lambda: usize, n_epsilon: usize, n_p: usize) -> Vec<(f64, f64, f64, f64)> {
+    let mut g = Vec::new();
+    for &(l, wl) in &gauss_legendre01(n_lambda) {
+        for &(e, we) in &gauss_legendre01(n_epsilon) {
+            for &(pp, wp) in &gauss_legendre01(n_p) {
+                g.push((l, e, pp, wl * we * wp));
+            }
+        }
+    }
+    g
+}
+
+/// Infinite model with λ, ε, p ~ Beta(1,1) (integrated by the exact quadrature `grid`) and
+/// α ~ Gamma(shape, rate) (integrated analytically): `P(class, η | X)` for K_+ ≤ `cap`.
+pub fn exact_gibbs_hyper(stat: Stat, p: &Tiny, shape: f64, rate: f64, grid: &[(f64, f64, f64, f64)], cap: usize) -> Exact {
+    let h = harmonic(p.n);
+    let mut w = HashMap::new();
+    let mut boundary = 0.0;
+    for kp in 0..=cap {
+        // ∫ Gamma(α; shape, rate) α^{K+} e^{−α H} dα
+        let ln_alpha_part = shape * rate.ln() - ln_gamma(shape) + ln_gamma(shape + kp as f64) - (shape + kp as f64) * (rate + h).ln();
+        for class in multisets(p.n, kp) {
+            let ln_prior = ln_alpha_part + ln_ibp_class_rest(p.n, &class);
+            for &(l, e, pp, wq) in grid {
+                for (eta, we) in y_part(stat, p, &class, l, e, pp) {
+                    let v = ln_prior.exp() * we * wq;
+                    if kp == cap {
+                        boundary += v;
+                    }
+                    *w.entry(key(0, &class, &eta)).or_insert(0.0) += v;
+                }
+            }
+        }
+    }
+    normalise(w, boundary)
+}
+
+/// Finite model with λ, ε, p ~ Beta(1,1) (quadrature `grid`), α ~ Gamma(shape, rate) (numerical
+/// integral on ln α) and `P(K) ∝ exp(ln_pk(K))` independent of α: `P(K, class, η | X)`.
+pub fn exact_rjmcmc_hyper(
+    stat: Stat,
+    p: &Tiny,
+    shape: f64,
+    rate: f64,
+    grid: &[(f64, f64, f64, f64)],
+    k_max: usize,
+    ln_pk: impl Fn(usize) -> f64,
+) -> Exact {
+    // α = e^u, u on a fine grid (trapezoid; the integrand is smooth and decays at both ends)
+    let us: Vec<f64> = (0..=6000).map(|j| -15.0 + j as f64 * 0.004).collect();
+    let du = 0.004;
+    let mut w = HashMap::new();
+    for k in 1..=k_max {
+        for kp in 0..=k {
+            for class in multisets(p.n, kp) {
+                let mut integral = 0.0;
+                for &u in &us {
+                    let a = u.exp();
+                    let ln_gamma_pdf = shape * rate.ln() - ln_gamma(shape) + (shape - 1.0) * u - rate * a;
+                    integral += (ln_gamma_pdf + u + ln_finite_class(p.n, &class, k, a)).exp() * du;
+                }
+                let prior = ln_pk(k).exp() * integral;
+                for &(l, e, pp, wq) in grid {
+                    for (eta, we) in y_part(stat, p, &class, l, e, pp) {
+                        *w.entry(key(k as u32, &class, &eta)).or_insert(0.0) += prior * we * wq;
+                    }
+                }
+            }
+        }
+    }
+    normalise(w, 0.0)
+}
+
+/// The [`Key`] of a sampler's current state.
+pub fn state_key(s: &HiddenCauseSampler, stat: Stat, with_k: bool) -> Key {
+    let z = s.z();
+    let y = s.y();
+    let mut class: Vec<u32> = Vec::new();
+    let mut nz = Vec::new();
+    for k in 0..z.cols {
+        let mask = (0..z.rows).fold(0u32, |acc, i| acc | (u32::from(z.get(i, k)) << i));
+        if mask != 0 {
+            class.push(mask);
+            nz.push(k);
+        }
+    }
+    class.sort_unstable();
+    let mut eta = vec![0u32; z.rows * y.cols];
+    for i in 0..z.rows {
+        for t in 0..y.cols {
+            eta[i * y.cols + t] = nz.iter().map(|&k| u32::from(z.get(i, k) & y.get(k, t))).sum();
+        }
+    }
+    if stat == Stat::Class {
+        eta.clear();
+    }
+    key(if with_k { z.cols as u32 } else { 0 }, &class, &eta)
+}
+
+/// Run `chains` independent chains (ChaCha streams `0..chains` of `seed`) for `sweeps`
+/// iterations each and count the final states' keys.
+pub fn final_state_counts(
+    chains: u64,
+    sweeps: u64,
+    seed: u64,
+    stat: Stat,
+    with_k: bool,
+    mut make: impl FnMut(&mut ChainRng) -> HiddenCauseSampler,
+) -> HashMap<Key, u64> {
+    let mut counts = HashMap::new();
+    for c in 0..chains {
+        let mut rng = chain_rng(seed, 17, 0, c);
+        let mut s = make(&mut rng);
+        for _ in 0..sweeps {
+            s.step(&mut rng).expect("step");
+        }
+        *counts.entry(state_key(&s, stat, with_k)).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Goodness of fit of sampled counts to an exact distribution.
+#[derive(Debug, Clone)]
+pub struct Gof {
+    pub samples: u64,
+    pub chi2: f64,
+    pub df: usize,
+    pub p_value: f64,
+    /// Total-variation distance between the empirical and exact distributions.
+    pub tv: f64,
+    /// 99.9% quantile of the TV distance of `samples` i.i.d. draws from the exact distribution
+    /// (simulated; the principled threshold for `tv`).
+    pub tv_null_q999: f64,
+}
+
+/// Pearson chi-square test (cells with expected count < 5 pooled into one; if the pool's
+/// expectation is still < 5 it joins the smallest kept cell) and TV distance with its simulated
+/// null quantile.
+pub fn gof(exact: &Exact, counts: &HashMap<Key, u64>, seed: u64) -> Gof {
+    let m: u64 = counts.values().sum();
+    let mf = m as f64;
+    let mut keys: Vec<&Key> = exact.probs.keys().collect();
+    keys.sort();
+    let mut cells: Vec<(f64, f64)> = Vec::new(); // (expected, observed)
+    let (mut pool_e, mut pool_o) = (0.0, 0.0);
+    let mut kept_obs = 0u64;
+    for k in &keys {
+        let e = exact.probs[*k] * mf;
+        let o = *counts.get(*k).unwrap_or(&0);
+        if e >= 5.0 {
+            cells.push((e, o as f64));
+            kept_obs += o;
+        } else {
+            pool_e += e;
+        }
+    }
+    pool_o += (m - kept_obs) as f64; // includes states outside the enumeration
+    pool_e = (mf - cells.iter().map(|c| c.0).sum::<f64>()).max(pool_e);
+    if pool_e >= 5.0 || cells.is_empty() {
+        cells.push((pool_e, pool_o));
+    } else {
+        let j = (0..cells.len()).min_by(|&a, &b| cells[a].0.total_cmp(&cells[b].0)).unwrap();
+        cells[j].0 += pool_e;
+        cells[j].1 += pool_o;
+    }
+    let chi2: f64 = cells.iter().map(|(e, o)| (o - e) * (o - e) / e).sum();
+    let df = cells.len() - 1;
+    let p_value = ChiSquared::new(df as f64).map(|d| d.sf(chi2)).unwrap_or(f64::NAN);
+    let tv = tv_distance(exact, counts, m);
+    // null distribution of TV by simulation
+    let probs: Vec<f64> = keys.iter().map(|k| exact.probs[*k]).collect();
+    let mut cum = Vec::with_capacity(probs.len());
+    let mut s = 0.0;
+    for p in &probs {
+        s += p;
+        cum.push(s);
+    }
+    let mut rng = chain_rng(seed, 99, 0, 0);
+    let reps = 1000;
+    let mut tvs = Vec::with_capacity(reps);
+    let mut sim = vec![0u64; probs.len()];
+    for _ in 0..reps {
+        sim.iter_mut().for_each(|v| *v = 0);
+        for _ in 0..m {
+            let u: f64 = rng.random::<f64>() * s;
+            let j = cum.partition_point(|&c| c <= u).min(probs.len() - 1);
+            sim[j] += 1;
+        }
+        let tvs_r: f64 = probs.iter().zip(&sim).map(|(p, &c)| (c as f64 / mf - p).abs()).sum::<f64>() / 2.0;
+        tvs.push(tvs_r);
+    }
+    tvs.sort_by(f64::total_cmp);
+    let tv_null_q999 = tvs[(reps * 999) / 1000];
+    Gof { samples: m, chi2, df, p_value, tv, tv_null_q999 }
+}
+
+pub fn tv_distance(exact: &Exact, counts: &HashMap<Key, u64>, m: u64) -> f64 {
+    let mf = m as f64;
+    let mut tv = 0.0;
+    for (k, p) in &exact.probs {
+        let f = *counts.get(k).unwrap_or(&0) as f64 / mf;
+        tv += (f - p).abs();
+    }
+    for (k, c) in counts {
+        if !exact.probs.contains_key(k) {
+            tv += *c as f64 / mf;
+        }
+    }
+    tv / 2.0
+}
