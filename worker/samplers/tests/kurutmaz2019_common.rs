@@ -20,7 +20,9 @@ pub fn fixture_dir() -> PathBuf {
 }
 
 pub fn ctx() -> DataContext {
-    DataContext { data_dir: data_dir() }
+    DataContext {
+        data_dir: data_dir(),
+    }
 }
 
 pub fn rng(seed: u64) -> ChainRng {
@@ -29,7 +31,15 @@ pub fn rng(seed: u64) -> ChainRng {
 
 pub fn hyper(set: usize) -> Hyper {
     let (a1, b1, a2, b2) = setting(set).expect("setting in 1..=36");
-    Hyper { gamma: 10.0, m: 0.0, lambda: 0.1, a1, b1, a2, b2 }
+    Hyper {
+        gamma: 10.0,
+        m: 0.0,
+        lambda: 0.1,
+        a1,
+        b1,
+        a2,
+        b2,
+    }
 }
 
 /// Standardised rows (A, B) of a CEP pair by cdt id.
@@ -61,7 +71,11 @@ pub fn meta() -> Vec<Meta> {
         .skip(1)
         .map(|l| {
             let c: Vec<&str> = l.split(',').collect();
-            Meta { cdt_id: c[0].into(), original_id: c[1].into(), forward: c[2] == "->" }
+            Meta {
+                cdt_id: c[0].into(),
+                original_id: c[1].into(),
+                forward: c[2] == "->",
+            }
         })
         .collect()
 }
@@ -77,18 +91,33 @@ pub fn fixture_hypothesis(h: Hypothesis, forward: bool) -> &'static str {
 
 /// `thesis_smc_log_ml.csv` as (original_id, setting, R, hypothesis) → ln p.
 pub fn smc_fixture() -> HashMap<(String, usize, usize, String), f64> {
-    let text = std::fs::read_to_string(fixture_dir().join("thesis_smc_log_ml.csv")).expect("fixture");
+    let text =
+        std::fs::read_to_string(fixture_dir().join("thesis_smc_log_ml.csv")).expect("fixture");
     text.lines()
         .skip(1)
         .map(|l| {
             let c: Vec<&str> = l.split(',').collect();
-            ((c[0].to_string(), c[1].parse().unwrap(), c[2].parse().unwrap(), c[3].to_string()), c[4].parse().unwrap())
+            (
+                (
+                    c[0].to_string(),
+                    c[1].parse().unwrap(),
+                    c[2].parse().unwrap(),
+                    c[3].to_string(),
+                ),
+                c[4].parse().unwrap(),
+            )
         })
         .collect()
 }
 
 /// A synthetic pair drawn from the model (rows A, B) with dataset seed `seed`.
-pub fn synthetic(seed: u64, hyp: Hypothesis, r: usize, t: usize, set: usize) -> (Vec<f64>, Vec<f64>) {
+pub fn synthetic(
+    seed: u64,
+    hyp: Hypothesis,
+    r: usize,
+    t: usize,
+    set: usize,
+) -> (Vec<f64>, Vec<f64>) {
     let mut g = dataset_rng(7, seed, 0);
     let d = datasets::synthetic(hyp, r, t, &hyper(set), &mut g).expect("synthetic");
     let x = d.observed("x").expect("x");

@@ -22,7 +22,10 @@ fn r1_smc_and_vb_equal_exact_on_synthetic_data() {
                     let closed = p.log_joint(&vec![0; t]).unwrap();
                     let mut smc = SmcSampler::new(
                         &p,
-                        SmcConfig { n_particles: 7, ..Default::default() },
+                        SmcConfig {
+                            n_particles: 7,
+                            ..Default::default()
+                        },
                         true,
                     )
                     .unwrap();
@@ -31,15 +34,23 @@ fn r1_smc_and_vb_equal_exact_on_synthetic_data() {
                     let v = vb::run_vb(&p, &VbConfig::default(), &mut rng(seed)).unwrap();
                     for (name, val) in [("closed form", closed), ("smc", s), ("vb", v.elbo)] {
                         let e = rel(val, ex);
-                        assert!(e < 1e-9, "{name}: {val} vs exact {ex} (rel {e:e}), seed {seed} set {set} {hyp:?} T={t}");
+                        assert!(
+                            e < 1e-9,
+                            "{name}: {val} vs exact {ex} (rel {e:e}), seed {seed} set {set} {hyp:?} T={t}"
+                        );
                         worst = worst.max(e);
                     }
-                    assert!(v.converged && v.iterations <= 2, "R = 1 VB converges at once");
+                    assert!(
+                        v.converged && v.iterations <= 2,
+                        "R = 1 VB converges at once"
+                    );
                 }
             }
         }
     }
-    println!("R = 1, synthetic: worst relative error of closed form / SMC / VB vs exact = {worst:e}");
+    println!(
+        "R = 1, synthetic: worst relative error of closed form / SMC / VB vs exact = {worst:e}"
+    );
 }
 
 #[test]
@@ -51,7 +62,10 @@ fn enumeration_equals_brute_force_closed_form() {
             let mut terms = Vec::new();
             let mut visit = |rr: &[usize], lp: f64| {
                 let closed = p.log_joint(rr).unwrap();
-                assert!((closed - lp).abs() < 1e-9 * closed.abs().max(1.0), "{rr:?}: {lp} vs {closed}");
+                assert!(
+                    (closed - lp).abs() < 1e-9 * closed.abs().max(1.0),
+                    "{rr:?}: {lp} vs {closed}"
+                );
                 terms.push(closed);
             };
             let z = exact::enumerate(&p, 1_000_000, Some(&mut visit)).unwrap();
@@ -77,7 +91,10 @@ fn r1_matches_thesis_fixture_on_cep() {
     let fx = smc_fixture();
     let meta = meta();
     // cdt ids: shortest (93: 94 obs), short '<-' pairs, typical, long, the longest (65: 16 382).
-    let pairs = ["pair93", "pair85", "pair48", "pair52", "pair47", "pair1", "pair64", "pair25", "pair5", "pair72", "pair43", "pair65"];
+    let pairs = [
+        "pair93", "pair85", "pair48", "pair52", "pair47", "pair1", "pair64", "pair25", "pair5",
+        "pair72", "pair43", "pair65",
+    ];
     let mut worst: f64 = 0.0;
     let mut n = 0;
     for pair in pairs {
@@ -85,11 +102,20 @@ fn r1_matches_thesis_fixture_on_cep() {
         let (a, b) = cep_pair(pair);
         for set in 1..=36 {
             for hyp in HYPS {
-                let want = fx[&(m.original_id.clone(), set, 1, fixture_hypothesis(hyp, m.forward).to_string())];
+                let want = fx[&(
+                    m.original_id.clone(),
+                    set,
+                    1,
+                    fixture_hypothesis(hyp, m.forward).to_string(),
+                )];
                 let p = problem(&a, &b, hyp, 1, set);
                 let got = exact::enumerate(&p, 10, None).unwrap();
                 let e = rel(got, want);
-                assert!(e < 1e-8, "{pair} ({}) setting {set} {hyp:?}: {got} vs {want} (rel {e:e})", m.original_id);
+                assert!(
+                    e < 1e-8,
+                    "{pair} ({}) setting {set} {hyp:?}: {got} vs {want} (rel {e:e})",
+                    m.original_id
+                );
                 worst = worst.max(e);
                 n += 1;
             }
@@ -104,19 +130,39 @@ fn r1_smc_and_vb_match_thesis_fixture_on_cep() {
     let fx = smc_fixture();
     let meta = meta();
     let mut worst: f64 = 0.0;
-    for (pair, sets) in [("pair93", vec![1usize, 20, 36]), ("pair47", vec![7, 20]), ("pair5", vec![20, 33])] {
+    for (pair, sets) in [
+        ("pair93", vec![1usize, 20, 36]),
+        ("pair47", vec![7, 20]),
+        ("pair5", vec![20, 33]),
+    ] {
         let m = meta.iter().find(|m| m.cdt_id == pair).unwrap();
         let (a, b) = cep_pair(pair);
         for set in sets {
             for hyp in HYPS {
-                let want = fx[&(m.original_id.clone(), set, 1, fixture_hypothesis(hyp, m.forward).to_string())];
+                let want = fx[&(
+                    m.original_id.clone(),
+                    set,
+                    1,
+                    fixture_hypothesis(hyp, m.forward).to_string(),
+                )];
                 let p = problem(&a, &b, hyp, 1, set);
-                let mut smc = SmcSampler::new(&p, SmcConfig { n_particles: 2, ..Default::default() }, true).unwrap();
+                let mut smc = SmcSampler::new(
+                    &p,
+                    SmcConfig {
+                        n_particles: 2,
+                        ..Default::default()
+                    },
+                    true,
+                )
+                .unwrap();
                 smc.step(&mut rng(set as u64)).unwrap();
                 let v = vb::run_vb(&p, &VbConfig::default(), &mut rng(1)).unwrap();
                 for (name, got) in [("smc", smc.last().unwrap().log_z), ("vb", v.elbo)] {
                     let e = rel(got, want);
-                    assert!(e < 1e-8, "{name} {pair} setting {set} {hyp:?}: {got} vs {want}");
+                    assert!(
+                        e < 1e-8,
+                        "{name} {pair} setting {set} {hyp:?}: {got} vs {want}"
+                    );
                     worst = worst.max(e);
                 }
             }

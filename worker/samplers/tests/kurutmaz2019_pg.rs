@@ -50,7 +50,11 @@ fn check(p: &Problem, j: usize, thr: f64, defect: Option<PgDefect>, seed: u64) -
     let (post, co_exact) = exact_posterior(p);
     let keys: Vec<Vec<u8>> = post.keys().cloned().collect();
     let mut g = rng(seed);
-    let cfg = SmcConfig { n_particles: j, resample_threshold: thr, ..Default::default() };
+    let cfg = SmcConfig {
+        n_particles: j,
+        resample_threshold: thr,
+        ..Default::default()
+    };
     let mut s = PgSampler::new(p.clone(), cfg, true, defect, &mut g).unwrap();
     for _ in 0..BURN {
         s.step(&mut g).unwrap();
@@ -63,7 +67,10 @@ fn check(p: &Problem, j: usize, thr: f64, defect: Option<PgDefect>, seed: u64) -
             s.step(&mut g).unwrap();
             let r = s.reference();
             let key = partition_key(r);
-            let k = keys.iter().position(|x| *x == key).expect("PG visited a partition of zero posterior mass");
+            let k = keys
+                .iter()
+                .position(|x| *x == key)
+                .expect("PG visited a partition of zero posterior mass");
             batch[b][k] += 1.0 / per as f64;
             for u in 0..T {
                 for v in 0..T {
@@ -83,7 +90,11 @@ fn check(p: &Problem, j: usize, thr: f64, defect: Option<PgDefect>, seed: u64) -
         max_z = max_z.max((m - post[key]).abs() / se);
         tv += 0.5 * (m - post[key]).abs();
     }
-    let co_err = co.iter().zip(&co_exact).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    let co_err = co
+        .iter()
+        .zip(&co_exact)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
     Outcome { max_z, tv, co_err }
 }
 
@@ -112,11 +123,18 @@ fn pg_matches_the_exact_posterior() {
     let mut k = 0;
     for (name, p) in problems() {
         // J = 2 resampling at every step (Fig. 4.4); J = 5 adaptive (ESS < J/2).
-        let chains: &[(usize, f64)] = if p.n_latent == 3 { &[(2, 1.0), (5, 0.5)] } else { &[(2, 1.0)] };
+        let chains: &[(usize, f64)] = if p.n_latent == 3 {
+            &[(2, 1.0), (5, 0.5)]
+        } else {
+            &[(2, 1.0)]
+        };
         for &(j, thr) in chains {
             k += 1;
             let o = check(&p, j, thr, None, k);
-            println!("PG {name}, J={j}, thr={thr}: max |z| {:.2}, TV {:.4}, max co-assignment error {:.4}", o.max_z, o.tv, o.co_err);
+            println!(
+                "PG {name}, J={j}, thr={thr}: max |z| {:.2}, TV {:.4}, max co-assignment error {:.4}",
+                o.max_z, o.tv, o.co_err
+            );
             assert!(passes(&o), "{name}, J={j}: max |z| = {}", o.max_z);
         }
     }
@@ -127,13 +145,19 @@ fn broken_pg_fails_the_same_test() {
     let mut failed = Vec::new();
     for (i, (name, p)) in problems().into_iter().enumerate() {
         let o = check(&p, 2, 1.0, Some(PgDefect::DropReference), 100 + i as u64);
-        println!("broken PG {name}, J=2: max |z| {:.2}, TV {:.4}, max co-assignment error {:.4}", o.max_z, o.tv, o.co_err);
+        println!(
+            "broken PG {name}, J=2: max |z| {:.2}, TV {:.4}, max co-assignment error {:.4}",
+            o.max_z, o.tv, o.co_err
+        );
         if !passes(&o) {
             failed.push(name);
             break;
         }
     }
-    assert!(!failed.is_empty(), "PG without the reference path passed the test");
+    assert!(
+        !failed.is_empty(),
+        "PG without the reference path passed the test"
+    );
 }
 
 #[test]
@@ -141,7 +165,17 @@ fn pg_summary_shapes_and_order() {
     let (a, b) = synthetic(5, HYPS[0], 2, 30, 20);
     let p = problem(&a, &b, HYPS[0], 2, 20);
     let mut g = rng(1);
-    let mut s = PgSampler::new(p.clone(), SmcConfig { n_particles: 50, ..Default::default() }, true, None, &mut g).unwrap();
+    let mut s = PgSampler::new(
+        p.clone(),
+        SmcConfig {
+            n_particles: 50,
+            ..Default::default()
+        },
+        true,
+        None,
+        &mut g,
+    )
+    .unwrap();
     for _ in 0..20 {
         s.step(&mut g).unwrap();
         s.accumulate();

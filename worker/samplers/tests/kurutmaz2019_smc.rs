@@ -6,7 +6,9 @@
 mod common;
 
 use causeway_samplers::Sampler;
-use causeway_samplers::kurutmaz2019::{Problem, Resampling, SmcConfig, SmcDefect, SmcSampler, datasets, exact};
+use causeway_samplers::kurutmaz2019::{
+    Problem, Resampling, SmcConfig, SmcDefect, SmcSampler, datasets, exact,
+};
 use common::*;
 
 /// Mean and standard error of X = exp(ln Ẑ − ln Z) over `n` independent runs.
@@ -54,7 +56,11 @@ fn cases() -> Vec<(String, Problem, f64)> {
             for r in [2usize, 3] {
                 let p = problem(&a, &b, hyp, r, set);
                 let z = exact::enumerate(&p, 10_000_000, None).unwrap();
-                v.push((format!("data {truth:?} (setting {set}), model {hyp:?}, R={r}"), p, z));
+                v.push((
+                    format!("data {truth:?} (setting {set}), model {hyp:?}, R={r}"),
+                    p,
+                    z,
+                ));
             }
         }
     }
@@ -77,17 +83,28 @@ fn configs() -> Vec<(usize, f64, Resampling)> {
 
 /// The unbiasedness test: every (problem, configuration) must pass [`passes`]. Returns the first
 /// failure (if `stop_at_first`) or all failures, and the largest |z|.
-fn battery(defect: Option<SmcDefect>, stop_at_first: bool, verbose: bool) -> (Vec<String>, f64, usize) {
+fn battery(
+    defect: Option<SmcDefect>,
+    stop_at_first: bool,
+    verbose: bool,
+) -> (Vec<String>, f64, usize) {
     let mut failures = Vec::new();
     let mut worst: f64 = 0.0;
     let mut k = 0u64;
     for (name, p, z) in cases() {
         for (j, thr, res) in configs() {
             k += 1;
-            let cfg = SmcConfig { n_particles: j, resample_threshold: thr, resampling: res, defect };
+            let cfg = SmcConfig {
+                n_particles: j,
+                resample_threshold: thr,
+                resampling: res,
+                defect,
+            };
             let (mean, se) = ratio_stats(&p, z, cfg, RUNS, k);
             let zs = (mean - 1.0) / se;
-            let line = format!("{name}, J={j}, thr={thr} {res:?}: mean Ẑ/Z = {mean:.4} ± {se:.4} (z = {zs:+.2})");
+            let line = format!(
+                "{name}, J={j}, thr={thr} {res:?}: mean Ẑ/Z = {mean:.4} ± {se:.4} (z = {zs:+.2})"
+            );
             if verbose {
                 println!("{line}");
             }
@@ -108,16 +125,29 @@ fn battery(defect: Option<SmcDefect>, stop_at_first: bool, verbose: bool) -> (Ve
 #[test]
 fn smc_is_unbiased_for_small_j() {
     let (failures, worst, n) = battery(None, false, true);
-    println!("SIS-CN: {n} configurations x {RUNS} runs, largest |z| = {worst:.2}, failures: {}", failures.len());
+    println!(
+        "SIS-CN: {n} configurations x {RUNS} runs, largest |z| = {worst:.2}, failures: {}",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
 fn broken_smc_fails_the_unbiasedness_test() {
-    for defect in [SmcDefect::OmitCategoricalPredictive, SmcDefect::NoWeightReset, SmcDefect::ForgetFinalWeights] {
+    for defect in [
+        SmcDefect::OmitCategoricalPredictive,
+        SmcDefect::NoWeightReset,
+        SmcDefect::ForgetFinalWeights,
+    ] {
         let (failures, _, n) = battery(Some(defect), true, false);
-        println!("{defect:?}: fails at configuration {n}: {}", failures.first().map_or("-", |s| s.as_str()));
-        assert!(!failures.is_empty(), "{defect:?} passed the unbiasedness test");
+        println!(
+            "{defect:?}: fails at configuration {n}: {}",
+            failures.first().map_or("-", |s| s.as_str())
+        );
+        assert!(
+            !failures.is_empty(),
+            "{defect:?} passed the unbiasedness test"
+        );
     }
 }
 
@@ -127,7 +157,12 @@ fn broken_smc_fails_the_unbiasedness_test() {
 /// same distribution the rank is uniform on 0..=K, and the mean normalised rank
 /// u = (rank + ½)/(K + 1) is ½ up to a CLT error. Also reports the differences
 /// (author − our mean) and their quantiles.
-fn agreement(pairs: &[&str], settings: &[usize], rs: &[usize], k_runs: usize) -> (f64, f64, Vec<f64>, usize) {
+fn agreement(
+    pairs: &[&str],
+    settings: &[usize],
+    rs: &[usize],
+    k_runs: usize,
+) -> (f64, f64, Vec<f64>, usize) {
     let fx = smc_fixture();
     let meta = meta();
     let mut us = Vec::new();
@@ -140,7 +175,12 @@ fn agreement(pairs: &[&str], settings: &[usize], rs: &[usize], k_runs: usize) ->
             for hyp in HYPS {
                 for &r in rs {
                     cell += 1;
-                    let theirs = fx[&(m.original_id.clone(), set, r, fixture_hypothesis(hyp, m.forward).to_string())];
+                    let theirs = fx[&(
+                        m.original_id.clone(),
+                        set,
+                        r,
+                        fixture_hypothesis(hyp, m.forward).to_string(),
+                    )];
                     let p = problem(&a, &b, hyp, r, set);
                     let mut s = SmcSampler::new(&p, SmcConfig::default(), true).unwrap();
                     let mut g = rng(10_000 + cell);
@@ -162,7 +202,10 @@ fn agreement(pairs: &[&str], settings: &[usize], rs: &[usize], k_runs: usize) ->
     // Var of the discrete uniform normalised rank: ((K+1)² − 1) / (12 (K+1)²).
     let k1 = k_runs as f64 + 1.0;
     let se_u = ((k1 * k1 - 1.0) / (12.0 * k1 * k1) / n).sqrt();
-    let tail = us.iter().filter(|u| **u < 0.5 / k1 + 1e-12 || **u > 1.0 - 0.5 / k1 - 1e-12).count();
+    let tail = us
+        .iter()
+        .filter(|u| **u < 0.5 / k1 + 1e-12 || **u > 1.0 - 0.5 / k1 - 1e-12)
+        .count();
     diffs.sort_by(|a, b| a.partial_cmp(b).unwrap());
     (mean_u, se_u, diffs, tail)
 }
@@ -188,10 +231,20 @@ fn report(label: &str, (mean_u, se_u, d, tail): &(f64, f64, Vec<f64>, usize)) {
 #[test]
 fn agrees_with_the_authors_smc_on_a_short_pair() {
     let res = agreement(&["pair93"], &[1, 20, 36], &[2, 3, 5], 7);
-    report("pair93 (T = 94), settings 1/20/36, R = 2/3/5, 3 hypotheses, K = 7", &res);
+    report(
+        "pair93 (T = 94), settings 1/20/36, R = 2/3/5, 3 hypotheses, K = 7",
+        &res,
+    );
     let (mean_u, se_u, d, _) = &res;
-    assert!((mean_u - 0.5).abs() < 4.0 * se_u, "author's values are not exchangeable with ours: mean rank {mean_u}");
-    assert!(d[d.len() / 2].abs() < 1.0, "median difference {}", d[d.len() / 2]);
+    assert!(
+        (mean_u - 0.5).abs() < 4.0 * se_u,
+        "author's values are not exchangeable with ours: mean rank {mean_u}"
+    );
+    assert!(
+        d[d.len() / 2].abs() < 1.0,
+        "median difference {}",
+        d[d.len() / 2]
+    );
 }
 
 /// The large version (about 10 minutes): the 8 shortest thesis pairs × 36 settings × R = 2..5 ×
@@ -201,9 +254,14 @@ fn agrees_with_the_authors_smc_on_a_short_pair() {
 #[ignore]
 fn agrees_with_the_authors_smc_large() {
     let settings: Vec<usize> = (1..=36).collect();
-    let pairs = ["pair93", "pair85", "pair84", "pair86", "pair87", "pair60", "pair48", "pair52"];
+    let pairs = [
+        "pair93", "pair85", "pair84", "pair86", "pair87", "pair60", "pair48", "pair52",
+    ];
     let res = agreement(&pairs, &settings, &[2, 3, 4, 5], 9);
-    report("8 short pairs × 36 settings × R 2..5 × 3 hypotheses, K = 9", &res);
+    report(
+        "8 short pairs × 36 settings × R 2..5 × 3 hypotheses, K = 9",
+        &res,
+    );
     let (mean_u, se_u, _, _) = &res;
     assert!((mean_u - 0.5).abs() < 4.0 * se_u);
 }
