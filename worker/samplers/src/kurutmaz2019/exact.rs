@@ -1,7 +1,7 @@
 //! Exact marginal likelihood by enumeration (eq. 4.1 / eq. 5.1, §5.2): p(x) = Σ_{r ∈ R^T}
 //! p(r, x), each term the closed form of App. B.3 evaluated incrementally along a depth-first
 //! walk of the assignment tree (O(1) per node with the rank-one updates of
-//! [`super::particles`], undone on the way back). Feasible only for small R^T.
+//! `particles`, undone on the way back). Feasible only for small R^T.
 //!
 //! Source: `003_bf1ce321478f8175.txt` eqs. 4.1, 5.1; App. B.3.
 

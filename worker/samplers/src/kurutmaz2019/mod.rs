@@ -38,7 +38,7 @@
 //! | `gamma` | 10 | Dirichlet concentration (> 0) |
 //! | `m` | 0 | prior mean of every weight (finite) |
 //! | `lambda` | 0.1 | prior precision scaling (> 0) |
-//! | `n_particles` | 1000 | J (smc ≥ 1, pg ≥ 2, dem `init: smc`) |
+//! | `n_particles` | 1000 | J (smc ≥ 1, pg ≥ 2, dem `init: smc`; ≤ 10⁶; pg also T·J ≤ 5·10⁸) |
 //! | `resample_threshold` | 0.5 | resample when ESS < threshold·J; 1 = always, 0 = never |
 //! | `resampling` | `systematic` | `systematic`, `stratified`, `multinomial` (smc only; pg is multinomial) |
 //! | `shuffle` | true | process observations in a random order from the chain RNG (smc, pg) |
@@ -46,7 +46,7 @@
 //! | `tolerance` | 1e-9 | VB convergence: relative ELBO change |
 //! | `n_restarts` | 1 | VB random initialisations per step |
 //! | `init` | `random` | DEM initial assignment: `random` or `smc` |
-//! | `max_enumeration` | 10⁷ | largest R^T `exact` enumerates |
+//! | `max_enumeration` | 10⁷ | largest R^T `exact` enumerates (≤ 10¹⁰) |
 //!
 //! Keys a method does not use are accepted and ignored, so one grid can sweep methods.
 //!
@@ -96,6 +96,15 @@ use crate::data::{DataContext, Dataset};
 use crate::params::{ParamError, check_positive, check_range_usize, parse};
 use crate::registry::Model;
 use crate::seed::ChainRng;
+
+/// Largest J accepted (J × R × 9 statistics × 2 buffers × 8 bytes: 720 MB at R = 5).
+pub const MAX_PARTICLES: usize = 1_000_000;
+
+/// Largest `max_enumeration` accepted (10¹⁰ assignments: hours, not years).
+pub const MAX_ENUMERATION: u64 = 10_000_000_000;
+
+/// Largest T × J of a PG chain's stored classes and ancestors (5 bytes each: 2.5 GB).
+pub const MAX_PG_HISTORY: usize = 500_000_000;
 
 /// Which algorithm of ch. 4 a cell runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -334,7 +343,7 @@ pub fn parse_params(v: &Value) -> Result<Resolved, ParamError> {
         },
     )?;
     let min_j = if p.method == Method::Pg { 2 } else { 1 };
-    check_range_usize("params.n_particles", p.n_particles, min_j, 10_000_000)?;
+    check_range_usize("params.n_particles", p.n_particles, min_j, MAX_PARTICLES)?;
     if !(0.0..=1.0).contains(&p.resample_threshold) {
         return Err(ParamError::new(
             "params.resample_threshold",

@@ -6,7 +6,7 @@
 //! the current reference trajectory r^{1:T} and survives every resampling, then a new reference
 //! is drawn from the final weighted particles by tracing stored ancestor indices back (particles
 //! carry sufficient statistics only; the per-step classes and ancestors are kept in a
-//! [`History`]). The first step, with no reference yet, is an unconditional SIS-CN pass.
+//! `History`). The first step, with no reference yet, is an unconditional SIS-CN pass.
 //!
 //! Choices (the thesis leaves them open):
 //! - The free particles 1..J resample **multinomially** from all J: this is the conditional

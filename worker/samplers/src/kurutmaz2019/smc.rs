@@ -4,7 +4,7 @@
 //! Source: `003_bf1ce321478f8175.txt` §4.1, eqs. 4.5–4.16, Fig. 4.1.
 //!
 //! At step t every particle j holds only the sufficient statistics of its R classes
-//! ([`super::particles`]). For each class r it evaluates ℓ_r = ln p(r_t = r, x^t | r^{1:t−1,j},
+//! (`particles`). For each class r it evaluates ℓ_r = ln p(r_t = r, x^t | r^{1:t−1,j},
 //! x^{1:t−1}) (Dirichlet-categorical × Student-t predictives, O(1) each), samples r_t from the
 //! filtering proposal q_t(r) ∝ exp ℓ_r (eq. 4.9), and multiplies its weight by
 //! ν^{t,j} = Σ_r exp ℓ_r (eq. 4.16) — which does not depend on the sampled r_t. The estimate
@@ -23,7 +23,7 @@ use crate::data::Matrix;
 use crate::math::log_add_exp;
 use crate::seed::ChainRng;
 
-/// Resampling scheme (§4.1: "standard [50]"; the author used systematic).
+/// Resampling scheme (§4.1: "standard \[50\]"; the author used systematic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Resampling {
@@ -87,12 +87,12 @@ pub struct RunStats {
 
 /// Sampled classes and ancestor indices of a conditional-SMC sweep, for ancestor tracing (PG).
 /// `r[t·J + j]`: class of particle j at step t; `anc_at[t]`: offset into `anc` of the ancestors
-/// chosen by the resampling after step t, or `u32::MAX` if step t did not resample.
+/// chosen by the resampling after step t, or `usize::MAX` if step t did not resample.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct History {
     pub r: Vec<u8>,
     pub anc: Vec<u32>,
-    pub anc_at: Vec<u32>,
+    pub anc_at: Vec<usize>,
 }
 
 impl History {
@@ -103,8 +103,8 @@ impl History {
             path[t] = self.r[t * j + k];
             if t > 0 {
                 let at = self.anc_at[t - 1];
-                if at != u32::MAX {
-                    k = self.anc[at as usize + k] as usize;
+                if at != usize::MAX {
+                    k = self.anc[at + k] as usize;
                 }
             }
         }
@@ -187,7 +187,7 @@ impl Engine {
             h.r.resize(t_len * j_n, 0);
             h.anc.clear();
             h.anc_at.clear();
-            h.anc_at.resize(t_len, u32::MAX);
+            h.anc_at.resize(t_len, usize::MAX);
         }
         let omit_cat = cfg.defect == Some(SmcDefect::OmitCategoricalPredictive);
         let mut log_z = 0.0;
@@ -287,7 +287,7 @@ impl Engine {
                     self.w.fill(inv_j);
                 }
                 if let Some(h) = history.as_deref_mut() {
-                    h.anc_at[t] = h.anc.len() as u32;
+                    h.anc_at[t] = h.anc.len();
                     h.anc.extend_from_slice(&self.anc);
                 }
                 n_res += 1;

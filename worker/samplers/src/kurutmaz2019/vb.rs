@@ -51,7 +51,7 @@ impl Default for VbConfig {
 /// Result of one VB-CN run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VbResult {
-    /// Final ELBO 𝓑_𝒫[𝒬] (eq. 4.32), a lower bound on ln p(x).
+    /// Final ELBO 𝓑_𝒫\[𝒬\] (eq. 4.32), a lower bound on ln p(x).
     pub elbo: f64,
     /// ELBO after initialisation and after every iteration.
     pub history: Vec<f64>,
