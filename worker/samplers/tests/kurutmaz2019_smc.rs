@@ -110,6 +110,7 @@ fn battery(
             }
             if zs.is_finite() {
                 worst = worst.max(zs.abs());
+                ZS.with(|v| v.borrow_mut().push(zs));
             }
             if !passes(mean, se) {
                 failures.push(line);
@@ -122,9 +123,19 @@ fn battery(
     (failures, worst, k as usize)
 }
 
+thread_local! {
+    static ZS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 #[test]
 fn smc_is_unbiased_for_small_j() {
     let (failures, worst, n) = battery(None, false, true);
+    let zs = ZS.with(|v| v.borrow().clone());
+    let m = zs.iter().sum::<f64>() / zs.len() as f64;
+    let sd = (zs.iter().map(|z| (z - m) * (z - m)).sum::<f64>() / (zs.len() - 1) as f64).sqrt();
+    println!(
+        "z-scores over the battery: mean {m:+.3}, sd {sd:.3} (0 and 1 if unbiased with honest SEs)"
+    );
     println!(
         "SIS-CN: {n} configurations x {RUNS} runs, largest |z| = {worst:.2}, failures: {}",
         failures.len()

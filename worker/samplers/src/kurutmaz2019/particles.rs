@@ -145,7 +145,7 @@ impl Store {
 
     /// ℓ_r − (step constant) for every class r of particle `j` at observation (x1, x2, f): the log
     /// of p(r_t = r | r^{1:t−1}) p(x^t | r_t = r, ...) without the factors common to all particles
-    /// (eq. 4.9 numerator). Writes R values into `out` and returns their maximum.
+    /// (eq. 4.9 numerator). Writes R values into `out`; returns their maximum and its class.
     #[inline(always)]
     pub fn log_terms(
         &self,
@@ -155,9 +155,10 @@ impl Store {
         x2: f64,
         f: f64,
         out: &mut [f64; MAX_R],
-    ) -> f64 {
+    ) -> (f64, usize) {
         let base = j * self.r;
         let mut mx = f64::NEG_INFINITY;
+        let mut arg = 0;
         for r in 0..self.r {
             let k = base + r;
             let n = self.n[k] as usize;
@@ -168,14 +169,19 @@ impl Store {
             let e2 = x2 - self.w0[k] - self.w1[k] * f;
             let bs = self.b2[k] * s1;
             let q2 = e2 * e2 / (2.0 * bs);
-            let l =
-                tab.k[n] - 0.5 * (b1 * bs).ln() - tab.h1[n] * q1.ln_1p() - tab.h2[n] * q2.ln_1p();
+            // ln(1 + q), not ln_1p(q): three times cheaper in glibc, and its absolute error
+            // (≤ 1.2e-16, from rounding 1 + q) is what matters in a sum of log densities.
+            let l = tab.k[n]
+                - 0.5 * (b1 * bs).ln()
+                - tab.h1[n] * (1.0 + q1).ln()
+                - tab.h2[n] * (1.0 + q2).ln();
             out[r] = l;
             if l > mx {
                 mx = l;
+                arg = r;
             }
         }
-        mx
+        (mx, arg)
     }
 
     /// Add observation (x1, x2, f) to cell `k` (rank-one Normal-Gamma updates, §3.2).

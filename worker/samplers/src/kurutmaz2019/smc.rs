@@ -199,11 +199,11 @@ impl Engine {
             let (x1, x2, f) = (self.x1[t], self.x2[t], self.f[t]);
             let mut mref = f64::NEG_INFINITY;
             for j in 0..j_n {
-                let mx = self.cur.log_terms(&self.tab, j, x1, x2, f, &mut terms);
+                let (mx, arg) = self.cur.log_terms(&self.tab, j, x1, x2, f, &mut terms);
                 let mut p = [0.0; MAX_R];
                 let mut s = 0.0;
                 for r in 0..r_n {
-                    p[r] = (terms[r] - mx).exp();
+                    p[r] = if r == arg { 1.0 } else { (terms[r] - mx).exp() };
                     s += p[r];
                 }
                 let choice = match reference {
