@@ -61,8 +61,8 @@ fn check(p: &Problem, j: usize, thr: f64, defect: Option<PgDefect>, seed: u64) -
     }
     let per = SWEEPS / BATCHES;
     let mut batch = vec![vec![0.0; keys.len()]; BATCHES];
-    let mut co = vec![0.0; T * T];
-    for b in 0..BATCHES {
+    let mut co = [0.0; T * T];
+    for bt in batch.iter_mut() {
         for _ in 0..per {
             s.step(&mut g).unwrap();
             let r = s.reference();
@@ -71,7 +71,7 @@ fn check(p: &Problem, j: usize, thr: f64, defect: Option<PgDefect>, seed: u64) -
                 .iter()
                 .position(|x| *x == key)
                 .expect("PG visited a partition of zero posterior mass");
-            batch[b][k] += 1.0 / per as f64;
+            bt[k] += 1.0 / per as f64;
             for u in 0..T {
                 for v in 0..T {
                     if r[u] == r[v] {

@@ -246,7 +246,7 @@ pub fn synthetic(
     let g = Gamma::new(h.gamma, 1.0).map_err(dist_err)?;
     let mut pi: Vec<f64> = (0..k).map(|_| g.sample(rng)).collect();
     let tot: f64 = pi.iter().sum();
-    if !(tot > 0.0) {
+    if tot.is_nan() || tot <= 0.0 {
         return Err(ParamError::new(
             "dataset.gamma",
             "Dirichlet draw underflowed; use a larger gamma",

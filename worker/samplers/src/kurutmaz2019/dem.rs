@@ -26,7 +26,7 @@
 
 use rand::RngExt;
 
-use super::equations::{self, Sym2};
+use super::equations::{self, NgMoments};
 use super::model::Problem;
 use super::smc::{Engine, History, SmcConfig, shuffle};
 use crate::chain::{Sampler, SamplerError};
@@ -123,44 +123,35 @@ impl DemSampler {
         let p = &self.problem;
         let k = p.n_latent;
         let stats = p.suff_stats(Some(&self.r_star), None);
-        let gamma_star: Vec<f64> = stats[0].iter().map(|s| p.hyper.gamma + s.n).collect();
+        let counts: Vec<f64> = stats[0].iter().map(|s| s.n).collect();
+        let gamma_star = equations::dirichlet_posterior(p.hyper.gamma, &counts);
         let mut e_log_theta = vec![0.0; k];
         equations::dirichlet_expected_log(&gamma_star, &mut e_log_theta);
         let priors = [p.prior1, p.prior2];
-        // Per variable v and class r: (m*, Σ* = Λ*⁻¹, E ρ, E ln ρ).
-        let mut qs: [Vec<([f64; 2], Sym2, f64, f64)>; 2] =
-            [Vec::with_capacity(k), Vec::with_capacity(k)];
+        // Q* (eq. 4.47): per variable v and class r, the exact posterior's moments.
+        let mut qs: [Vec<NgMoments>; 2] = [Vec::with_capacity(k), Vec::with_capacity(k)];
         for v in 0..2 {
             for s in &stats[v] {
-                let post = equations::ng_posterior(&priors[v], s)
+                let m = equations::ng_posterior(&priors[v], s)
+                    .and_then(|post| NgMoments::of(&post))
                     .ok_or_else(|| SamplerError::Numerical("DEM: degenerate posterior".into()))?;
-                let sig = post
-                    .lambda
-                    .inverse()
-                    .ok_or_else(|| SamplerError::Numerical("DEM: singular Λ*".into()))?;
-                let (er, elr) = equations::gamma_expectations(post.a, post.b);
-                qs[v].push((post.m, sig, er, elr));
+                qs[v].push(m);
             }
         }
         let mut changed = 0;
         let mut sc = [0.0; 5];
         for t in 0..p.len() {
             let (phi1, phi2) = (p.phi1(t), p.phi2(t));
-            for r in 0..k {
-                let (m1, s1, er1, elr1) = qs[0][r];
-                let (m2, s2, er2, elr2) = qs[1][r];
-                sc[r] = equations::dem_score(
+            for (r, sr) in sc.iter_mut().enumerate().take(k) {
+                *sr = equations::dem_score(
                     e_log_theta[r],
-                    &[
-                        (m1, s1, er1, elr1, phi1, p.v1[t]),
-                        (m2, s2, er2, elr2, phi2, p.v2[t]),
-                    ],
+                    [(&qs[0][r], phi1, p.v1[t]), (&qs[1][r], phi2, p.v2[t])],
                 );
             }
             let cur = self.r_star[t];
             let mut best = cur;
-            for r in 0..k {
-                if sc[r] > sc[best] {
+            for (r, sr) in sc.iter().enumerate().take(k) {
+                if *sr > sc[best] {
                     best = r;
                 }
             }
@@ -169,8 +160,8 @@ impl DemSampler {
                 changed += 1;
             }
             let z = log_sum_exp(&sc[..k]);
-            for r in 0..k {
-                self.probs[t * k + r] = (sc[r] - z).exp();
+            for (r, sr) in sc.iter().enumerate().take(k) {
+                self.probs[t * k + r] = (sr - z).exp();
             }
         }
         Ok(changed)

@@ -166,7 +166,8 @@ impl SuffStats {
     }
 }
 
-/// Normal-Gamma posterior (§3.2; App. A.2.3 and B.3.1 (ii)):
+/// Normal-Gamma posterior (§3.2; App. A.2.3 and B.3.1 (ii)); with responsibilities as weights
+/// in `s`, also the VB-CN update of (Λ̂, m̂, â, b̂) (§4.2, App. C.2) and, with r*, DEM's Q* (eq. 4.47):
 /// Λ* = Λ + Σ φφᵀ, m* = Λ*⁻¹(Λm + Σ yφ), a* = a + n/2,
 /// b* = b + ½(mᵀΛm − m*ᵀΛ*m* + Σ y²).
 /// (App. A.2.3 writes Σ(xᵗ)² in b*; it must be the response, Σ(yᵗ)², as in §3.2.)
@@ -380,21 +381,63 @@ pub fn dirichlet_expected_log(gamma_hat: &[f64], out: &mut [f64]) {
     }
 }
 
-/// Expected Gaussian log-likelihood of one observation under a variational Normal-Gamma
-/// (eq. 4.33 (i); App. C.3; also the per-variable term of ln θ̂ᵗ in §4.2 and of the DEM score
-/// after eq. 4.48):
-/// ½(E{ln ρ} − ln 2π) − ½ E{ρ}(y − m̂ᵀφ)² − ½ φᵀΛ̂⁻¹φ.
-/// `sigma` is Λ̂⁻¹; `(e_rho, e_log_rho)` from [`gamma_expectations`].
-pub fn expected_log_lik(
-    m: [f64; 2],
-    sigma: &Sym2,
-    e_rho: f64,
-    e_log_rho: f64,
-    phi: [f64; 2],
-    y: f64,
-) -> f64 {
-    let e = y - dot(m, phi);
-    0.5 * (e_log_rho - LN_2PI) - 0.5 * e_rho * e * e - 0.5 * sigma.quad(phi)
+/// A Normal-Gamma factor with the expectations VB-CN and DEM-CN need: its mean m̂, Λ̂⁻¹, and
+/// (E{ρ}, E{ln ρ}) of eqs. 4.28–4.29.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NgMoments {
+    /// m̂.
+    pub m: [f64; 2],
+    /// Λ̂⁻¹.
+    pub sigma: Sym2,
+    /// E{ρ} = â/b̂ (eq. 4.29).
+    pub e_rho: f64,
+    /// E{ln ρ} = ψ(â) − ln b̂ (eq. 4.28).
+    pub e_log_rho: f64,
+}
+
+impl NgMoments {
+    /// Moments of `q`; `None` if Λ̂ is not positive definite.
+    pub fn of(q: &NormalGamma) -> Option<NgMoments> {
+        let (e_rho, e_log_rho) = gamma_expectations(q.a, q.b);
+        Some(NgMoments {
+            m: q.m,
+            sigma: q.lambda.inverse()?,
+            e_rho,
+            e_log_rho,
+        })
+    }
+}
+
+/// Expected Gaussian log-likelihood of one observation (φ, y) under a Normal-Gamma factor
+/// (eq. 4.33 (i); App. C.3; the per-variable term of ln θ̂ᵗ in §4.2 and of the DEM score after
+/// eq. 4.48): ½(E{ln ρ} − ln 2π) − ½ E{ρ}(y − m̂ᵀφ)² − ½ φᵀΛ̂⁻¹φ.
+pub fn expected_log_lik(q: &NgMoments, phi: [f64; 2], y: f64) -> f64 {
+    let e = y - dot(q.m, phi);
+    0.5 * (q.e_log_rho - LN_2PI) - 0.5 * q.e_rho * e * e - 0.5 * q.sigma.quad(phi)
+}
+
+/// VB-CN class log-weight (§4.2, "ln θ̂ᵗ(r)"; App. C.2) up to the normaliser over r:
+/// ln θ̂ᵗ(r) =⁺ E{ln θ_r} + Σ_n E{ln N(x_n^t; w_{n|r}ᵀφ(x_{π(n)}^t), ρ_{n|r}⁻¹)}, the
+/// expectations under the current q(θ) q(w, ρ). `v[n] = (moments of class r's factor, φ, x_n^t)`.
+pub fn vb_log_theta_hat(e_log_theta_r: f64, v: [(&NgMoments, [f64; 2], f64); 2]) -> f64 {
+    e_log_theta_r
+        + v.iter()
+            .map(|(q, phi, y)| expected_log_lik(q, *phi, *y))
+            .sum::<f64>()
+}
+
+/// DEM-CN per-observation score (closed form after eq. 4.48; Fig. 4.6):
+/// E_{Q*}{ln p(r_t = r, x^t | θ, ρ, w)} = E{ln θ_r} + Σ_n E{ln N(x_n^t; w_{n|r}ᵀφ, ρ_{n|r}⁻¹)} —
+/// the expression of [`vb_log_theta_hat`] with Q* the *exact* posterior given r* (eq. 4.47).
+/// (The −½ ln 2π per variable is common to all r and does not change the argmax of eq. 4.48.)
+pub fn dem_score(e_log_theta_r: f64, v: [(&NgMoments, [f64; 2], f64); 2]) -> f64 {
+    vb_log_theta_hat(e_log_theta_r, v)
+}
+
+/// Dirichlet posterior / variational parameter (§3.2, App. A.2.1; VB update of §4.2):
+/// γ*_r = γ + Σ_t ω_t,r with ω indicators (exact) or responsibilities (VB).
+pub fn dirichlet_posterior(gamma: f64, counts: &[f64]) -> Vec<f64> {
+    counts.iter().map(|c| gamma + c).collect()
 }
 
 /// Negative entropy of a categorical q(r_t) (eq. 4.34 (ii); App. A.1.3): Σ_r θ̂_r ln θ̂_r
@@ -450,21 +493,6 @@ pub fn ng_neg_entropy(q: &NormalGamma) -> f64 {
     let (e_rho, e_log_rho) = gamma_expectations(q.a, q.b);
     q.a * q.b.ln() - ln_gamma(q.a) + 0.5 * q.lambda.det().ln() - 1.0 - LN_2PI + q.a * e_log_rho
         - q.b * e_rho
-}
-
-/// DEM-CN per-observation score (closed form after eq. 4.48; Fig. 4.6):
-/// E_{Q*}{ln p(r_t = r, x^t | θ, ρ, w)} = E{ln θ_r} + Σ_n E{ln N(x_n^t; w_{n|r}ᵀφ, ρ_{n|r}⁻¹)},
-/// the same expression as VB's ln θ̂ᵗ(r) (§4.2) but with Q* the exact posterior given r*.
-/// `terms[n] = (m, Σ, E ρ, E ln ρ, φ, y)` for the observed variables n = 1, 2.
-pub fn dem_score(
-    e_log_theta_r: f64,
-    terms: &[([f64; 2], Sym2, f64, f64, [f64; 2], f64); 2],
-) -> f64 {
-    let mut s = e_log_theta_r;
-    for (m, sig, er, elr, phi, y) in terms {
-        s += expected_log_lik(*m, sig, *er, *elr, *phi, *y);
-    }
-    s
 }
 
 #[cfg(test)]

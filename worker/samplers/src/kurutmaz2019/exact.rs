@@ -5,11 +5,17 @@
 //!
 //! Source: `003_bf1ce321478f8175.txt` eqs. 4.1, 5.1; App. B.3.
 
+// Parallel structure-of-arrays (and per-variable) indexing reads clearer as index loops.
+#![allow(clippy::needless_range_loop)]
+
 use super::model::Problem;
 use super::particles::{MAX_R, Store, Tables};
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::seed::ChainRng;
+
+/// A callback receiving each assignment r (length T, labels 0..R) and ln p(r, x).
+pub type Visitor<'a> = &'a mut dyn FnMut(&[usize], f64);
 
 /// Default largest number of assignments R^T enumerated (10⁷).
 pub const DEFAULT_MAX_ASSIGNMENTS: u64 = 10_000_000;
@@ -26,7 +32,7 @@ struct Walk<'a> {
     path: Vec<usize>,
     max: f64,
     sum: f64,
-    visit: Option<&'a mut dyn FnMut(&[usize], f64)>,
+    visit: Option<Visitor<'a>>,
 }
 
 impl Walk<'_> {
@@ -69,7 +75,7 @@ impl Walk<'_> {
 pub fn enumerate<'a>(
     p: &'a Problem,
     max_assignments: u64,
-    visit: Option<&'a mut dyn FnMut(&[usize], f64)>,
+    visit: Option<Visitor<'a>>,
 ) -> Result<f64, SamplerError> {
     if !feasible(p.n_latent, p.len(), max_assignments) {
         return Err(SamplerError::Input(format!(

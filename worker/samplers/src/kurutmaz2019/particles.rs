@@ -16,6 +16,9 @@
 //! [`equations::dirichlet_categorical_log_predictive`]: super::equations::dirichlet_categorical_log_predictive
 //! [`equations::ng_rank_one_update`]: super::equations::ng_rank_one_update
 
+// Parallel structure-of-arrays (and per-variable) indexing reads clearer as index loops.
+#![allow(clippy::needless_range_loop)]
+
 use statrs::function::gamma::ln_gamma;
 
 use super::equations::LN_2PI;

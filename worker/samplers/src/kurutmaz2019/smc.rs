@@ -14,6 +14,9 @@
 //! accumulated since the last resampling (Fig. 4.1 read literally would drop them: see
 //! [`SmcDefect::ForgetFinalWeights`]).
 
+// Parallel structure-of-arrays (and per-variable) indexing reads clearer as index loops.
+#![allow(clippy::needless_range_loop)]
+
 use rand::RngExt;
 
 use super::model::Problem;
@@ -324,9 +327,7 @@ impl Engine {
                 let mut cum = self.w[0];
                 let mut idx = 0;
                 for i in 0..j_n {
-                    let u = if scheme == Resampling::Systematic {
-                        u0
-                    } else if i == 0 {
+                    let u = if scheme == Resampling::Systematic || i == 0 {
                         u0
                     } else {
                         rng.random()

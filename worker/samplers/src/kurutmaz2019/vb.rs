@@ -18,9 +18,12 @@
 //! - The expected Gaussian log-likelihood term (eq. 4.33) is summed over t through the weighted
 //!   sufficient statistics (algebraically identical, O(R) instead of O(TR)).
 
+// Parallel structure-of-arrays (and per-variable) indexing reads clearer as index loops.
+#![allow(clippy::needless_range_loop)]
+
 use rand::RngExt;
 
-use super::equations::{self, NormalGamma, Sym2};
+use super::equations::{self, NgMoments, NormalGamma};
 use super::model::Problem;
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
@@ -67,47 +70,41 @@ pub struct VbResult {
 struct QParams {
     gamma_hat: Vec<f64>,
     e_log_theta: Vec<f64>,
+    /// q(w_{v|r}, ρ_{v|r}) per observed variable v and class r.
     q: [Vec<NormalGamma>; 2],
-    sigma: [Vec<Sym2>; 2],
-    e_rho: [Vec<f64>; 2],
-    e_log_rho: [Vec<f64>; 2],
+    /// Their moments (m̂, Λ̂⁻¹, E ρ, E ln ρ).
+    mom: [Vec<NgMoments>; 2],
     stats: [Vec<equations::SuffStats>; 2],
 }
 
+/// Parameter step: γ̂ and (Λ̂, m̂, â, b̂) from the expected sufficient statistics (§4.2).
 fn update_params(p: &Problem, resp: &[f64]) -> Result<QParams, SamplerError> {
     let k = p.n_latent;
     let stats = p.suff_stats(None, Some(resp));
-    let gamma_hat: Vec<f64> = stats[0].iter().map(|s| p.hyper.gamma + s.n).collect();
+    let counts: Vec<f64> = stats[0].iter().map(|s| s.n).collect();
+    let gamma_hat = equations::dirichlet_posterior(p.hyper.gamma, &counts);
     let mut e_log_theta = vec![0.0; k];
     equations::dirichlet_expected_log(&gamma_hat, &mut e_log_theta);
     let priors = [p.prior1, p.prior2];
     let mut q: [Vec<NormalGamma>; 2] = [Vec::with_capacity(k), Vec::with_capacity(k)];
-    let mut sigma: [Vec<Sym2>; 2] = [Vec::with_capacity(k), Vec::with_capacity(k)];
-    let mut e_rho: [Vec<f64>; 2] = [Vec::with_capacity(k), Vec::with_capacity(k)];
-    let mut e_log_rho: [Vec<f64>; 2] = [Vec::with_capacity(k), Vec::with_capacity(k)];
+    let mut mom: [Vec<NgMoments>; 2] = [Vec::with_capacity(k), Vec::with_capacity(k)];
     for v in 0..2 {
         for s in &stats[v] {
             let post = equations::ng_posterior(&priors[v], s).ok_or_else(|| {
                 SamplerError::Numerical("VB: degenerate Normal-Gamma factor".into())
             })?;
-            let inv = post
-                .lambda
-                .inverse()
-                .ok_or_else(|| SamplerError::Numerical("VB: singular Λ̂".into()))?;
-            let (er, elr) = equations::gamma_expectations(post.a, post.b);
+            mom[v].push(
+                NgMoments::of(&post)
+                    .ok_or_else(|| SamplerError::Numerical("VB: singular Λ̂".into()))?,
+            );
             q[v].push(post);
-            sigma[v].push(inv);
-            e_rho[v].push(er);
-            e_log_rho[v].push(elr);
         }
     }
     Ok(QParams {
         gamma_hat,
         e_log_theta,
         q,
-        sigma,
-        e_rho,
-        e_log_rho,
+        mom,
         stats,
     })
 }
@@ -118,28 +115,18 @@ fn update_resp(p: &Problem, qp: &QParams, resp: &mut [f64]) -> f64 {
     let mut l = [0.0; 5];
     let mut neg_ent = 0.0;
     for t in 0..p.len() {
-        for r in 0..k {
-            l[r] = qp.e_log_theta[r]
-                + equations::expected_log_lik(
-                    qp.q[0][r].m,
-                    &qp.sigma[0][r],
-                    qp.e_rho[0][r],
-                    qp.e_log_rho[0][r],
-                    p.phi1(t),
-                    p.v1[t],
-                )
-                + equations::expected_log_lik(
-                    qp.q[1][r].m,
-                    &qp.sigma[1][r],
-                    qp.e_rho[1][r],
-                    qp.e_log_rho[1][r],
-                    p.phi2(t),
-                    p.v2[t],
-                );
+        for (r, lr) in l.iter_mut().enumerate().take(k) {
+            *lr = equations::vb_log_theta_hat(
+                qp.e_log_theta[r],
+                [
+                    (&qp.mom[0][r], p.phi1(t), p.v1[t]),
+                    (&qp.mom[1][r], p.phi2(t), p.v2[t]),
+                ],
+            );
         }
         let z = log_sum_exp(&l[..k]);
-        for r in 0..k {
-            let lp = l[r] - z;
+        for (r, lr) in l.iter().enumerate().take(k) {
+            let lp = lr - z;
             let pr = lp.exp();
             resp[t * k + r] = pr;
             if pr > 0.0 {
@@ -159,12 +146,12 @@ fn elbo(p: &Problem, qp: &QParams, neg_entropy_r: f64) -> Result<f64, SamplerErr
     for v in 0..2 {
         for r in 0..k {
             let s = &qp.stats[v][r];
-            let q = &qp.q[v][r];
-            let m = q.m;
+            let mo = &qp.mom[v][r];
+            let m = mo.m;
             let sq = s.yy - 2.0 * (m[0] * s.yphi[0] + m[1] * s.yphi[1]) + s.phiphi.quad(m);
-            b += 0.5 * s.n * (qp.e_log_rho[v][r] - equations::LN_2PI)
-                - 0.5 * qp.e_rho[v][r] * sq
-                - 0.5 * qp.sigma[v][r].trace_prod(&s.phiphi);
+            b += 0.5 * s.n * (mo.e_log_rho - equations::LN_2PI)
+                - 0.5 * mo.e_rho * sq
+                - 0.5 * mo.sigma.trace_prod(&s.phiphi);
         }
     }
     // (4.34) expected categorical log-likelihood minus Σ_t E{ln q(r_t)}.
@@ -175,10 +162,9 @@ fn elbo(p: &Problem, qp: &QParams, neg_entropy_r: f64) -> Result<f64, SamplerErr
     b += equations::dirichlet_neg_cross_entropy(&prior_gamma, &qp.e_log_theta)
         - equations::dirichlet_neg_cross_entropy(&qp.gamma_hat, &qp.e_log_theta);
     // (4.36) Normal-Gamma: E{ln p(w, ρ)} − E{ln q(w, ρ)}.
-    for v in 0..2 {
-        for r in 0..k {
-            let q = &qp.q[v][r];
-            b += equations::ng_neg_cross_entropy(&priors[v], q)
+    for (prior, qs) in priors.iter().zip(&qp.q) {
+        for q in qs {
+            b += equations::ng_neg_cross_entropy(prior, q)
                 .ok_or_else(|| SamplerError::Numerical("VB: singular Λ̂ in the ELBO".into()))?
                 - equations::ng_neg_entropy(q);
         }
