@@ -258,9 +258,12 @@ fn agrees_with_the_authors_smc_on_a_short_pair() {
     );
 }
 
-/// The large version (about 10 minutes): the 8 shortest thesis pairs × 36 settings × R = 2..5 ×
-/// 3 hypotheses, K = 9 runs per cell. `cargo test -p causeway-samplers --release --test
-/// kurutmaz2019_smc -- --ignored --nocapture`.
+/// The large version (about 10 CPU-minutes): the 8 shortest thesis pairs × 36 settings ×
+/// R = 2..5 × 3 hypotheses, K = 9 runs per cell.
+/// `cargo test -p causeway-samplers --test kurutmaz2019_smc -- --ignored --nocapture`.
+/// Last run: 3456 cells; author − ours median +0.018 (IQR −0.51..+0.64, 5–95% −21.9..+16.4);
+/// mean normalised rank 0.484 ± 0.005; author's value outside all 9 of ours in 20.5% of cells
+/// (20% expected).
 #[test]
 #[ignore]
 fn agrees_with_the_authors_smc_large() {
