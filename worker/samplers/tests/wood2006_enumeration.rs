@@ -24,7 +24,7 @@ use causeway_samplers::wood2006::{
 use wood2006_support::*;
 
 /// Independent chains per test of a correct kernel.
-const CHAINS: u64 = 20_000;
+const CHAINS: u64 = 15_000;
 /// Independent chains per test of a broken kernel (their deviations are large).
 const CHAINS_BROKEN: u64 = 5_000;
 const SWEEPS: u64 = 40;

@@ -8,7 +8,9 @@ use crate::data::Matrix;
 /// trials) of Wood et al. (2006), §2.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BinaryMatrix {
+    /// Number of rows.
     pub rows: usize,
+    /// Number of columns.
     pub cols: usize,
     /// Row-major entries, each 0 or 1; `data.len() == rows * cols`.
     pub data: Vec<u8>,

@@ -105,8 +105,11 @@ fn d_attempts() -> u64 {
 /// A parsed `dataset` spec.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DatasetSpec {
+    /// `kind: ibp_synthetic` (§5, Figure 3).
     IbpSynthetic(IbpSynthetic),
+    /// `kind: fixed_structure` (§5, Figure 4).
     FixedStructure(FixedStructure),
+    /// `kind: binary_csv` (real binary data, e.g. LUCAS).
     BinaryCsv(BinaryCsv),
 }
 

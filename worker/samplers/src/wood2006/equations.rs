@@ -536,9 +536,15 @@ pub enum KPrior {
     #[default]
     Ibp,
     /// `Poisson(mean)` truncated to `1..=k_max`.
-    Poisson { mean: f64 },
+    Poisson {
+        /// The Poisson mean, > 0.
+        mean: f64,
+    },
     /// `P(K) ∝ (1 − q)^{K−1} q` on `1..=k_max`.
-    Geometric { q: f64 },
+    Geometric {
+        /// Success probability q ∈ (0, 1).
+        q: f64,
+    },
     /// Uniform on `1..=k_max`.
     Uniform,
 }
