@@ -280,6 +280,14 @@ impl Core {
                 z.rows, z.cols, y.rows, y.cols, self.n, self.t
             )));
         }
+        if z.data.len() != z.rows * z.cols || y.data.len() != y.rows * y.cols {
+            return Err(SamplerError::Input(
+                "Z or Y has a data length that does not match its shape".into(),
+            ));
+        }
+        if z.data.iter().chain(&y.data).any(|&v| v > 1) {
+            return Err(SamplerError::Input("Z and Y entries must be 0 or 1".into()));
+        }
         self.causes.clear();
         for k in 0..z.cols {
             let col: Vec<u8> = (0..self.n).map(|i| z.get(i, k)).collect();

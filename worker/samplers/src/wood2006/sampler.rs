@@ -72,6 +72,9 @@ impl HiddenCauseSampler {
                 x.rows, x.cols
             )));
         }
+        if x.data.iter().any(|&v| v > 1) {
+            return Err(SamplerError::Input("x entries must be 0 or 1".into()));
+        }
         if !row_names.is_empty() && row_names.len() != x.rows {
             return Err(SamplerError::Input(format!(
                 "{} row names for {} rows of x",
@@ -173,8 +176,11 @@ impl HiddenCauseSampler {
     /// Geweke successive-conditional simulator).
     #[doc(hidden)]
     pub fn set_observed(&mut self, x: &BinaryMatrix) -> Result<(), SamplerError> {
-        if x.rows != self.core.n || x.cols != self.core.t {
+        if x.rows != self.core.n || x.cols != self.core.t || x.data.len() != x.rows * x.cols {
             return Err(SamplerError::Input("x has a different shape".into()));
+        }
+        if x.data.iter().any(|&v| v > 1) {
+            return Err(SamplerError::Input("x entries must be 0 or 1".into()));
         }
         self.core.x.copy_from_slice(&x.data);
         self.core.global_hist();
