@@ -8,7 +8,9 @@ use crate::data::Matrix;
 /// trials) of Wood et al. (2006), §2.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BinaryMatrix {
+    /// Number of rows.
     pub rows: usize,
+    /// Number of columns.
     pub cols: usize,
     /// Row-major entries, each 0 or 1; `data.len() == rows * cols`.
     pub data: Vec<u8>,
@@ -17,7 +19,11 @@ pub struct BinaryMatrix {
 impl BinaryMatrix {
     /// An all-zero `rows × cols` matrix.
     pub fn zeros(rows: usize, cols: usize) -> Self {
-        BinaryMatrix { rows, cols, data: vec![0; rows * cols] }
+        BinaryMatrix {
+            rows,
+            cols,
+            data: vec![0; rows * cols],
+        }
     }
 
     /// Entry `(i, j)` (panics if out of bounds, like slice indexing).
@@ -37,7 +43,12 @@ impl BinaryMatrix {
 
     /// Convert to a named [`Matrix`] of 0.0/1.0 values.
     pub fn to_matrix(&self, name: &str) -> Matrix {
-        Matrix::new(name, self.rows, self.cols, self.data.iter().map(|&v| f64::from(v)).collect())
+        Matrix::new(
+            name,
+            self.rows,
+            self.cols,
+            self.data.iter().map(|&v| f64::from(v)).collect(),
+        )
     }
 
     /// Read a [`Matrix`] whose values are all exactly 0.0 or 1.0. Errors name the matrix and the
@@ -59,7 +70,11 @@ impl BinaryMatrix {
                 ));
             }
         }
-        Ok(BinaryMatrix { rows: m.rows, cols: m.cols, data })
+        Ok(BinaryMatrix {
+            rows: m.rows,
+            cols: m.cols,
+            data,
+        })
     }
 
     /// The transpose (`cols × rows`).

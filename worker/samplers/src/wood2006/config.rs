@@ -203,10 +203,16 @@ impl Params {
             KPrior::Geometric { q } => check_open_unit("params.k_prior.q", q)?,
             KPrior::Ibp | KPrior::Uniform => {}
         }
-        if self.sampler == SamplerKind::Rjmcmc && self.init == Init::Random && self.init_k > self.k_max {
+        if self.sampler == SamplerKind::Rjmcmc
+            && self.init == Init::Random
+            && self.init_k > self.k_max
+        {
             return Err(ParamError::new(
                 "params.init_k",
-                format!("{} exceeds params.k_max = {}: the RJMCMC prior P(K) is zero there", self.init_k, self.k_max),
+                format!(
+                    "{} exceeds params.k_max = {}: the RJMCMC prior P(K) is zero there",
+                    self.init_k, self.k_max
+                ),
             ));
         }
         Ok(())

@@ -105,8 +105,11 @@ fn d_attempts() -> u64 {
 /// A parsed `dataset` spec.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DatasetSpec {
+    /// `kind: ibp_synthetic` (§5, Figure 3).
     IbpSynthetic(IbpSynthetic),
+    /// `kind: fixed_structure` (§5, Figure 4).
     FixedStructure(FixedStructure),
+    /// `kind: binary_csv` (real binary data, e.g. LUCAS).
     BinaryCsv(BinaryCsv),
 }
 
@@ -116,13 +119,23 @@ impl DatasetSpec {
     /// Parse and range-check a `dataset` object. Errors carry paths such as `dataset.kind`,
     /// `dataset.n_observed`, `dataset.z[2][1]`.
     pub fn from_json(value: &Value) -> Result<DatasetSpec, ParamError> {
-        let obj = value.as_object().ok_or_else(|| ParamError::new("dataset", "must be an object with a `kind` key"))?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| ParamError::new("dataset", "must be an object with a `kind` key"))?;
         let kind = match obj.get("kind") {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
-                return Err(ParamError::new("dataset.kind", format!("{other} is not a string: allowed values are {KINDS}")));
+                return Err(ParamError::new(
+                    "dataset.kind",
+                    format!("{other} is not a string: allowed values are {KINDS}"),
+                ));
             }
-            None => return Err(ParamError::new("dataset.kind", format!("missing: allowed values are {KINDS}"))),
+            None => {
+                return Err(ParamError::new(
+                    "dataset.kind",
+                    format!("missing: allowed values are {KINDS}"),
+                ));
+            }
         };
         let mut rest = obj.clone();
         rest.remove("kind");
@@ -132,7 +145,10 @@ impl DatasetSpec {
             "fixed_structure" => DatasetSpec::FixedStructure(parse("dataset", &rest)?),
             "binary_csv" => DatasetSpec::BinaryCsv(parse("dataset", &rest)?),
             other => {
-                return Err(ParamError::new("dataset.kind", format!("unknown kind {other:?}: allowed values are {KINDS}")));
+                return Err(ParamError::new(
+                    "dataset.kind",
+                    format!("unknown kind {other:?}: allowed values are {KINDS}"),
+                ));
             }
         };
         spec.check()?;
@@ -154,7 +170,10 @@ impl DatasetSpec {
                 if s.max_attempts == 0 || s.max_attempts > 1_000_000_000 {
                     return Err(ParamError::new(
                         "dataset.max_attempts",
-                        format!("{} is out of range: allowed values are 1..=1000000000", s.max_attempts),
+                        format!(
+                            "{} is out of range: allowed values are 1..=1000000000",
+                            s.max_attempts
+                        ),
                     ));
                 }
             }
@@ -164,13 +183,19 @@ impl DatasetSpec {
                 }
                 let k = s.z[0].len();
                 if k == 0 {
-                    return Err(ParamError::new("dataset.z[0]", "must have at least one column"));
+                    return Err(ParamError::new(
+                        "dataset.z[0]",
+                        "must have at least one column",
+                    ));
                 }
                 for (i, row) in s.z.iter().enumerate() {
                     if row.len() != k {
                         return Err(ParamError::new(
                             format!("dataset.z[{i}]"),
-                            format!("has {} entries but row 0 has {k}: Z must be rectangular (N rows × K causes)", row.len()),
+                            format!(
+                                "has {} entries but row 0 has {k}: Z must be rectangular (N rows × K causes)",
+                                row.len()
+                            ),
                         ));
                     }
                     if let Some(j) = row.iter().position(|&v| v > 1) {
@@ -187,11 +212,18 @@ impl DatasetSpec {
                 check_open_unit("dataset.p", s.p)?;
             }
             DatasetSpec::BinaryCsv(s) => {
-                let probe = DataContext { data_dir: PathBuf::new() };
-                probe.resolve(&s.path).map_err(|e| ParamError::new("dataset.path", e))?;
+                let probe = DataContext {
+                    data_dir: PathBuf::new(),
+                };
+                probe
+                    .resolve(&s.path)
+                    .map_err(|e| ParamError::new("dataset.path", e))?;
                 for (j, h) in s.hide.iter().enumerate() {
                     if s.hide[..j].contains(h) {
-                        return Err(ParamError::new(format!("dataset.hide[{j}]"), format!("{h:?} is listed twice")));
+                        return Err(ParamError::new(
+                            format!("dataset.hide[{j}]"),
+                            format!("{h:?} is listed twice"),
+                        ));
                     }
                 }
             }
@@ -205,18 +237,25 @@ impl DatasetSpec {
     pub fn build(&self, ctx: &DataContext, rng: &mut ChainRng) -> Result<Dataset, ParamError> {
         match self {
             DatasetSpec::IbpSynthetic(s) => {
-                let (z, _) = sample_ibp_with_k_plus(s.alpha, s.n_observed, s.k_plus, s.max_attempts, rng)
-                    .map_err(|e| ParamError::new("dataset.k_plus", e))?;
+                let (z, _) =
+                    sample_ibp_with_k_plus(s.alpha, s.n_observed, s.k_plus, s.max_attempts, rng)
+                        .map_err(|e| ParamError::new("dataset.k_plus", e))?;
                 synthetic(z, s.n_trials, s.lambda, s.epsilon, s.p, rng)
             }
             DatasetSpec::FixedStructure(s) => {
                 let n = s.z.len();
                 let k = s.z[0].len();
-                let z = BinaryMatrix { rows: n, cols: k, data: s.z.iter().flatten().copied().collect() };
+                let z = BinaryMatrix {
+                    rows: n,
+                    cols: k,
+                    data: s.z.iter().flatten().copied().collect(),
+                };
                 synthetic(z, s.n_trials, s.lambda, s.epsilon, s.p, rng)
             }
             DatasetSpec::BinaryCsv(s) => {
-                let path = ctx.resolve(&s.path).map_err(|e| ParamError::new("dataset.path", e))?;
+                let path = ctx
+                    .resolve(&s.path)
+                    .map_err(|e| ParamError::new("dataset.path", e))?;
                 read_binary_csv(&path, &s.hide)
             }
         }
@@ -233,10 +272,20 @@ fn check_entries(n: usize, t: usize) -> Result<(), ParamError> {
     Ok(())
 }
 
-fn synthetic(z: BinaryMatrix, t: usize, lambda: f64, epsilon: f64, p: f64, rng: &mut ChainRng) -> Result<Dataset, ParamError> {
+fn synthetic(
+    z: BinaryMatrix,
+    t: usize,
+    lambda: f64,
+    epsilon: f64,
+    p: f64,
+    rng: &mut ChainRng,
+) -> Result<Dataset, ParamError> {
     let y = sample_y(z.cols, t, p, rng);
     let x = sample_x(&z, &y, lambda, epsilon, rng).map_err(|e| ParamError::new("dataset", e))?;
-    Ok(Dataset { observed: vec![x.to_matrix("x")], truth: vec![z.to_matrix("z"), y.to_matrix("y")] })
+    Ok(Dataset {
+        observed: vec![x.to_matrix("x")],
+        truth: vec![z.to_matrix("z"), y.to_matrix("y")],
+    })
 }
 
 /// Read a header CSV of 0/1 columns (rows = trials, columns = variables). Returns observed `x`
@@ -250,15 +299,25 @@ pub fn read_binary_csv(path: &std::path::Path, hide: &[String]) -> Result<Datase
     let shown = path.display();
     let err = |msg: String| ParamError::new("dataset.path", format!("{shown}: {msg}"));
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or_else(|| err("empty file (expected a header line)".into()))?;
-    let names: Vec<String> = header.split(',').map(|s| s.trim().trim_matches('"').to_string()).collect();
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines
+        .next()
+        .ok_or_else(|| err("empty file (expected a header line)".into()))?;
+    let names: Vec<String> = header
+        .split(',')
+        .map(|s| s.trim().trim_matches('"').to_string())
+        .collect();
     for (j, nm) in names.iter().enumerate() {
         if nm.is_empty() {
             return Err(err(format!("column {} of the header has no name", j + 1)));
         }
         if names[..j].contains(nm) {
-            return Err(err(format!("column name {nm:?} appears twice in the header")));
+            return Err(err(format!(
+                "column name {nm:?} appears twice in the header"
+            )));
         }
     }
     let ncol = names.len();
@@ -267,7 +326,11 @@ pub fn read_binary_csv(path: &std::path::Path, hide: &[String]) -> Result<Datase
     for (lineno, line) in lines {
         let fields: Vec<&str> = line.split(',').collect();
         if fields.len() != ncol {
-            return Err(err(format!("line {} has {} fields, the header has {ncol}", lineno + 1, fields.len())));
+            return Err(err(format!(
+                "line {} has {} fields, the header has {ncol}",
+                lineno + 1,
+                fields.len()
+            )));
         }
         for (j, f) in fields.iter().enumerate() {
             let v = match f.trim().trim_matches('"') {
@@ -295,21 +358,37 @@ pub fn read_binary_csv(path: &std::path::Path, hide: &[String]) -> Result<Datase
             None => {
                 return Err(ParamError::new(
                     format!("dataset.hide[{j}]"),
-                    format!("{shown} has no column {h:?}: its columns are {}", names.join(", ")),
+                    format!(
+                        "{shown} has no column {h:?}: its columns are {}",
+                        names.join(", ")
+                    ),
                 ));
             }
         }
     }
     let kept: Vec<usize> = (0..ncol).filter(|c| !hidden_idx.contains(c)).collect();
     if kept.is_empty() {
-        return Err(ParamError::new("dataset.hide", format!("{shown}: every column is hidden; nothing is left to observe")));
+        return Err(ParamError::new(
+            "dataset.hide",
+            format!("{shown}: every column is hidden; nothing is left to observe"),
+        ));
     }
     let mk = |name: &str, idx: &[usize]| -> Matrix {
-        let mut m = Matrix::new(name, idx.len(), t, idx.iter().flat_map(|&c| columns[c].iter().map(|&v| f64::from(v))).collect());
+        let mut m = Matrix::new(
+            name,
+            idx.len(),
+            t,
+            idx.iter()
+                .flat_map(|&c| columns[c].iter().map(|&v| f64::from(v)))
+                .collect(),
+        );
         m.row_names = idx.iter().map(|&c| names[c].clone()).collect();
         m
     };
-    let mut ds = Dataset { observed: vec![mk("x", &kept)], truth: Vec::new() };
+    let mut ds = Dataset {
+        observed: vec![mk("x", &kept)],
+        truth: Vec::new(),
+    };
     if !hidden_idx.is_empty() {
         ds.truth.push(mk("hidden", &hidden_idx));
     }

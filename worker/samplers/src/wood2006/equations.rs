@@ -25,7 +25,7 @@ use statrs::function::beta::ln_beta;
 use statrs::function::factorial::{ln_binomial, ln_factorial};
 use statrs::function::gamma::ln_gamma;
 
-use crate::math::{log1m_exp, log_sum_exp};
+use crate::math::{log_sum_exp, log1m_exp};
 
 // ---------------------------------------------------------------------------------------------
 // §2: structure and Bayes' rule
@@ -55,7 +55,16 @@ pub fn full_adjacency(a: &[u8], z: &[u8], n: usize, k: usize) -> Option<Vec<u8>>
 /// input is `-inf`.
 pub fn ln_posterior_normalized(ln_joint: &[f64]) -> Vec<f64> {
     let z = log_sum_exp(ln_joint);
-    ln_joint.iter().map(|l| if z.is_finite() { l - z } else { f64::NEG_INFINITY }).collect()
+    ln_joint
+        .iter()
+        .map(|l| {
+            if z.is_finite() {
+                l - z
+            } else {
+                f64::NEG_INFINITY
+            }
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +111,11 @@ pub fn ln_lik_from_hist(h0: &[u64], h1: &[u64], lambda: f64, epsilon: f64) -> f6
 pub fn ln_p_y(ones: u64, total: u64, p: f64) -> f64 {
     let zeros = total.saturating_sub(ones);
     let a = if ones > 0 { ones as f64 * p.ln() } else { 0.0 };
-    let b = if zeros > 0 { zeros as f64 * ln_one_minus(p) } else { 0.0 };
+    let b = if zeros > 0 {
+        zeros as f64 * ln_one_minus(p)
+    } else {
+        0.0
+    };
     a + b
 }
 
@@ -111,20 +124,29 @@ pub fn ln_p_y(ones: u64, total: u64, p: f64) -> f64 {
 /// `θ_k ~ Beta(α/K, 1)` integrated out.
 pub fn ln_p_z_finite_column(m: usize, n: usize, alpha: f64, k: usize) -> f64 {
     let a = alpha / k as f64;
-    a.ln() + ln_gamma(m as f64 + a) + ln_factorial((n - m.min(n)) as u64) - ln_gamma(n as f64 + 1.0 + a)
+    a.ln() + ln_gamma(m as f64 + a) + ln_factorial((n - m.min(n)) as u64)
+        - ln_gamma(n as f64 + 1.0 + a)
 }
 
 /// Eq. 5: `ln P(Z | K)` of an ordered N × K matrix in the finite model, from its column counts
 /// `ms` (length K, including zeros). `ln P(Z|K) = Σ_k` [`ln_p_z_finite_column`]`(m_k, N, α, K)`.
 pub fn ln_p_z_finite(ms: &[usize], n: usize, alpha: f64) -> f64 {
     let k = ms.len();
-    ms.iter().map(|&m| ln_p_z_finite_column(m, n, alpha, k)).sum()
+    ms.iter()
+        .map(|&m| ln_p_z_finite_column(m, n, alpha, k))
+        .sum()
 }
 
 /// Eq. 5 with `extra_zero_columns` additional all-zero columns and `K = ms.len() +
 /// extra_zero_columns`, minus the column `skip` (if any): the `P(Z|K±1)` terms of Eqs. 8–9
 /// without building the proposed matrix.
-pub fn ln_p_z_finite_modified(ms: &[usize], n: usize, alpha: f64, extra_zero_columns: usize, skip: Option<usize>) -> f64 {
+pub fn ln_p_z_finite_modified(
+    ms: &[usize],
+    n: usize,
+    alpha: f64,
+    extra_zero_columns: usize,
+    skip: Option<usize>,
+) -> f64 {
     let k = ms.len() + extra_zero_columns - usize::from(skip.is_some());
     let mut s = extra_zero_columns as f64 * ln_p_z_finite_column(0, n, alpha, k);
     for (j, &m) in ms.iter().enumerate() {
@@ -209,7 +231,13 @@ pub enum RjAcceptance {
 ///   `ln[K / (K_+ q(y))]`.
 ///
 /// `ln_q_y` is Eq. 4 for the new row. `-inf`/`+inf` when `K_+ = 0` (no birth is possible).
-pub fn ln_birth_proposal_ratio(variant: RjAcceptance, k: usize, k_plus: usize, delta: usize, ln_q_y: f64) -> f64 {
+pub fn ln_birth_proposal_ratio(
+    variant: RjAcceptance,
+    k: usize,
+    k_plus: usize,
+    delta: usize,
+    ln_q_y: f64,
+) -> f64 {
     let fwd_pick = (k_plus as f64).ln() - (k as f64).ln();
     match variant {
         RjAcceptance::Paper => (delta as f64).ln() - ((k + 1) as f64).ln() - fwd_pick - ln_q_y,
@@ -220,7 +248,13 @@ pub fn ln_birth_proposal_ratio(variant: RjAcceptance, k: usize, k_plus: usize, d
 /// §4.1, unnumbered display after Eq. 7: `ln[P(X, ξ*) / P(X, ξ)]` for a birth:
 /// `ln q(y) + ln P(Z*|K+1) + ln P(K+1) − ln P(Z|K) − ln P(K)` (the likelihood is unchanged, the
 /// new column having no links).
-pub fn ln_birth_target_ratio(ln_q_y: f64, ln_pz_new: f64, ln_pk_new: f64, ln_pz_old: f64, ln_pk_old: f64) -> f64 {
+pub fn ln_birth_target_ratio(
+    ln_q_y: f64,
+    ln_pz_new: f64,
+    ln_pk_new: f64,
+    ln_pz_old: f64,
+    ln_pk_old: f64,
+) -> f64 {
     ln_q_y + ln_pz_new + ln_pk_new - ln_pz_old - ln_pk_old
 }
 
@@ -327,7 +361,9 @@ pub fn ln_k_new_weight(k_new: usize, alpha: f64, n: usize, ln_lik_row: f64) -> f
 /// `P(x = 1) = 1 − (1−ε) (1−λ)^η (1 − λp)^{K_i^new}`, where `η = z_{i,1:K}·y_{1:K,t}` counts the
 /// active *existing* parents.
 pub fn ln_px_new(x: bool, eta: u32, k_new: usize, lambda: f64, epsilon: f64, p: f64) -> f64 {
-    let ln0 = ln_one_minus(epsilon) + f64::from(eta) * ln_one_minus(lambda) + k_new as f64 * ln_one_minus(lambda * p);
+    let ln0 = ln_one_minus(epsilon)
+        + f64::from(eta) * ln_one_minus(lambda)
+        + k_new as f64 * ln_one_minus(lambda * p);
     if x { log1m_exp(ln0) } else { ln0 }
 }
 
@@ -335,20 +371,52 @@ pub fn ln_px_new(x: bool, eta: u32, k_new: usize, lambda: f64, epsilon: f64, p: 
 /// the joint of `m` active new causes and `x`. Normalised over `m = 0..=K^new` it is the exact
 /// conditional of the number of active new causes on trial `t`, used to draw the new rows of Y
 /// (Algorithm 2, lines 13–15).
-pub fn ln_new_active_weight(m: usize, k_new: usize, x: bool, eta: u32, lambda: f64, epsilon: f64, p: f64) -> f64 {
-    ln_binomial(k_new as u64, m as u64) + ln_p_y(m as u64, k_new as u64, p) + ln_noisy_or(x, eta + m as u32, lambda, epsilon)
+pub fn ln_new_active_weight(
+    m: usize,
+    k_new: usize,
+    x: bool,
+    eta: u32,
+    lambda: f64,
+    epsilon: f64,
+    p: f64,
+) -> f64 {
+    ln_new_active_prior(m, k_new, p) + ln_noisy_or(x, eta + m as u32, lambda, epsilon)
+}
+
+/// The prior part of Eq. 15's summand: `ln[ C(K^new, m) p^m (1−p)^{K^new−m} ]`, the probability
+/// that `m` of `K^new` new causes are active on a trial.
+pub fn ln_new_active_prior(m: usize, k_new: usize, p: f64) -> f64 {
+    ln_binomial(k_new as u64, m as u64) + ln_p_y(m as u64, k_new as u64, p)
 }
 
 /// Eq. 14: `ln P(X_{i,1:T} | Z, Y, K_i^new) = Σ_t ln P(x_{i,t} | …)` (Eq. 15 per trial).
 /// `x_row`, `eta_row`: length T. Reference implementation; the sampler uses
 /// [`ln_lik_row_new_hist`].
-pub fn ln_lik_row_new(x_row: &[u8], eta_row: &[u32], k_new: usize, lambda: f64, epsilon: f64, p: f64) -> f64 {
-    x_row.iter().zip(eta_row).map(|(&x, &e)| ln_px_new(x != 0, e, k_new, lambda, epsilon, p)).sum()
+pub fn ln_lik_row_new(
+    x_row: &[u8],
+    eta_row: &[u32],
+    k_new: usize,
+    lambda: f64,
+    epsilon: f64,
+    p: f64,
+) -> f64 {
+    x_row
+        .iter()
+        .zip(eta_row)
+        .map(|(&x, &e)| ln_px_new(x != 0, e, k_new, lambda, epsilon, p))
+        .sum()
 }
 
 /// Eq. 14 from histograms of the row: `h0[e]` (`h1[e]`) trials with `x_{i,t} = 0` (1) and
 /// `η_{i,t} = e`. Same value as [`ln_lik_row_new`], in O(#distinct η) instead of O(T).
-pub fn ln_lik_row_new_hist(h0: &[u64], h1: &[u64], k_new: usize, lambda: f64, epsilon: f64, p: f64) -> f64 {
+pub fn ln_lik_row_new_hist(
+    h0: &[u64],
+    h1: &[u64],
+    k_new: usize,
+    lambda: f64,
+    epsilon: f64,
+    p: f64,
+) -> f64 {
     let mut s = 0.0;
     for (e, &c) in h0.iter().enumerate() {
         if c > 0 {
@@ -361,6 +429,52 @@ pub fn ln_lik_row_new_hist(h0: &[u64], h1: &[u64], k_new: usize, lambda: f64, ep
         }
     }
     s
+}
+
+/// Eqs. 13–15 for every `K_i^new = 0..=k_max` at once (the sampler's hot path): `out[k] =`
+/// [`ln_k_new_weight`]`(k, α, N,` [`ln_lik_row_new_hist`]`(h0, h1, k, λ, ε, p))`, where
+/// `ln_prior[k]` = [`ln_k_new_prior`]`(k, α, N)` for `k = 0..=k_max` is precomputed by the caller.
+/// O(k_max · #distinct η) with one `ln_1p` per (η, k): with `q_e = (1−ε)(1−λ)^e` and
+/// `r = 1 − λp`, Eq. 15 gives `ln P(x=1) = ln(1 − q_e r^k)` and `ln P(x=0) = ln q_e + k ln r`.
+pub fn ln_k_new_weights(
+    h0: &[u64],
+    h1: &[u64],
+    ln_prior: &[f64],
+    lambda: f64,
+    epsilon: f64,
+    p: f64,
+    out: &mut Vec<f64>,
+) {
+    let (a, b, c) = (
+        ln_one_minus(epsilon),
+        ln_one_minus(lambda),
+        ln_one_minus(lambda * p),
+    );
+    let r = c.exp();
+    let mut s0 = 0.0;
+    let mut n0 = 0.0;
+    for (e, &cnt) in h0.iter().enumerate() {
+        if cnt > 0 {
+            s0 += cnt as f64 * (a + e as f64 * b);
+            n0 += cnt as f64;
+        }
+    }
+    out.clear();
+    out.extend(
+        ln_prior
+            .iter()
+            .enumerate()
+            .map(|(k, lp)| lp + s0 + k as f64 * c * n0),
+    );
+    for (e, &cnt) in h1.iter().enumerate() {
+        if cnt > 0 {
+            let mut q = (a + e as f64 * b).exp();
+            for o in out.iter_mut() {
+                *o += cnt as f64 * (-q).ln_1p();
+                q *= r;
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -377,7 +491,7 @@ pub fn ln_beta_density(x: f64, a: f64, b: f64) -> f64 {
 
 /// `ln Gamma(x; shape, rate)` density on (0, ∞) (§6's prior on α). `-inf` for `x ≤ 0`.
 pub fn ln_gamma_density(x: f64, shape: f64, rate: f64) -> f64 {
-    if !(x > 0.0) {
+    if x.is_nan() || x <= 0.0 {
         return f64::NEG_INFINITY;
     }
     shape * rate.ln() - ln_gamma(shape) + (shape - 1.0) * x.ln() - rate * x
@@ -422,9 +536,15 @@ pub enum KPrior {
     #[default]
     Ibp,
     /// `Poisson(mean)` truncated to `1..=k_max`.
-    Poisson { mean: f64 },
+    Poisson {
+        /// The Poisson mean, > 0.
+        mean: f64,
+    },
     /// `P(K) ∝ (1 − q)^{K−1} q` on `1..=k_max`.
-    Geometric { q: f64 },
+    Geometric {
+        /// Success probability q ∈ (0, 1).
+        q: f64,
+    },
     /// Uniform on `1..=k_max`.
     Uniform,
 }
@@ -449,7 +569,14 @@ pub fn ln_k_prior(prior: KPrior, k: usize, k_max: usize, alpha: f64, n: usize) -
 }
 
 /// `ln[P(K_to) / P(K_from)]` for [`KPrior`], in O(1) (the truncation constant cancels).
-pub fn ln_k_prior_ratio(prior: KPrior, k_to: usize, k_from: usize, k_max: usize, alpha: f64, n: usize) -> f64 {
+pub fn ln_k_prior_ratio(
+    prior: KPrior,
+    k_to: usize,
+    k_from: usize,
+    k_max: usize,
+    alpha: f64,
+    n: usize,
+) -> f64 {
     if k_to == 0 || k_to > k_max {
         return f64::NEG_INFINITY;
     }
@@ -494,9 +621,13 @@ mod tests {
                         total += py * ln_noisy_or(x, eta + m, lambda, epsilon).exp();
                     }
                     let eq15 = ln_px_new(x, eta, k_new, lambda, epsilon, p).exp();
-                    assert!((total - eq15).abs() < 1e-12, "{k_new} {eta} {x}: {total} vs {eq15}");
-                    let summands: Vec<f64> =
-                        (0..=k_new).map(|m| ln_new_active_weight(m, k_new, x, eta, lambda, epsilon, p)).collect();
+                    assert!(
+                        (total - eq15).abs() < 1e-12,
+                        "{k_new} {eta} {x}: {total} vs {eq15}"
+                    );
+                    let summands: Vec<f64> = (0..=k_new)
+                        .map(|m| ln_new_active_weight(m, k_new, x, eta, lambda, epsilon, p))
+                        .collect();
                     assert!((log_sum_exp(&summands).exp() - eq15).abs() < 1e-12);
                 }
             }
@@ -510,7 +641,11 @@ mod tests {
         let mut h0 = vec![0u64; 4];
         let mut h1 = vec![0u64; 4];
         for (a, &e) in x.iter().zip(&eta) {
-            if *a == 1 { h1[e as usize] += 1 } else { h0[e as usize] += 1 }
+            if *a == 1 {
+                h1[e as usize] += 1
+            } else {
+                h0[e as usize] += 1
+            }
         }
         for k in 0..4 {
             let a = ln_lik_row_new(&x, &eta, k, 0.8, 0.1, 0.2);
@@ -519,6 +654,14 @@ mod tests {
         }
         let a = ln_lik_row_new(&x, &eta, 0, 0.8, 0.1, 0.2);
         assert!((a - ln_lik_from_hist(&h0, &h1, 0.8, 0.1)).abs() < 1e-12);
+        let mut all = Vec::new();
+        let prior: Vec<f64> = (0..=10).map(|k| ln_k_new_prior(k, 1.7, 5)).collect();
+        ln_k_new_weights(&h0, &h1, &prior, 0.8, 0.1, 0.2, &mut all);
+        assert_eq!(all.len(), 11);
+        for (k, w) in all.iter().enumerate() {
+            let want = ln_k_new_weight(k, 1.7, 5, ln_lik_row_new_hist(&h0, &h1, k, 0.8, 0.1, 0.2));
+            assert!((w - want).abs() < 1e-10, "{k}: {w} vs {want}");
+        }
     }
 
     #[test]
@@ -553,13 +696,23 @@ mod tests {
 
     #[test]
     fn k_prior_is_normalised_and_ratios_match() {
-        for prior in [KPrior::Ibp, KPrior::Poisson { mean: 2.5 }, KPrior::Geometric { q: 0.3 }, KPrior::Uniform] {
-            let s: f64 = (1..=12).map(|k| ln_k_prior(prior, k, 12, 1.3, 5).exp()).sum();
+        for prior in [
+            KPrior::Ibp,
+            KPrior::Poisson { mean: 2.5 },
+            KPrior::Geometric { q: 0.3 },
+            KPrior::Uniform,
+        ] {
+            let s: f64 = (1..=12)
+                .map(|k| ln_k_prior(prior, k, 12, 1.3, 5).exp())
+                .sum();
             assert!((s - 1.0).abs() < 1e-12, "{prior:?}: {s}");
             let r = ln_k_prior(prior, 4, 12, 1.3, 5) - ln_k_prior(prior, 3, 12, 1.3, 5);
             assert!((r - ln_k_prior_ratio(prior, 4, 3, 12, 1.3, 5)).abs() < 1e-12);
         }
-        assert_eq!(ln_k_prior_ratio(KPrior::Uniform, 13, 12, 12, 1.0, 3), f64::NEG_INFINITY);
+        assert_eq!(
+            ln_k_prior_ratio(KPrior::Uniform, 13, 12, 12, 1.0, 3),
+            f64::NEG_INFINITY
+        );
     }
 
     #[test]
@@ -575,10 +728,15 @@ mod tests {
     #[test]
     fn densities_integrate_to_one() {
         let n = 20_000;
-        let s: f64 = (0..n).map(|j| ln_beta_density((j as f64 + 0.5) / n as f64, 2.0, 3.0).exp()).sum::<f64>() / n as f64;
+        let s: f64 = (0..n)
+            .map(|j| ln_beta_density((j as f64 + 0.5) / n as f64, 2.0, 3.0).exp())
+            .sum::<f64>()
+            / n as f64;
         assert!((s - 1.0).abs() < 1e-6);
-        let s: f64 =
-            (0..n).map(|j| ln_gamma_density((j as f64 + 0.5) * 0.002, 2.0, 1.5).exp()).sum::<f64>() * 0.002;
+        let s: f64 = (0..n)
+            .map(|j| ln_gamma_density((j as f64 + 0.5) * 0.002, 2.0, 1.5).exp())
+            .sum::<f64>()
+            * 0.002;
         assert!((s - 1.0).abs() < 1e-4, "{s}");
     }
 }

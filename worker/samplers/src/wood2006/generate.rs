@@ -31,7 +31,9 @@ pub fn sample_ibp<R: rand::Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<Option<BinaryMatrix>, String> {
     if !(alpha > 0.0 && alpha.is_finite()) {
-        return Err(format!("IBP concentration must be positive and finite, got {alpha}"));
+        return Err(format!(
+            "IBP concentration must be positive and finite, got {alpha}"
+        ));
     }
     // columns[k] = rows that took dish k
     let mut columns: Vec<Vec<usize>> = Vec::new();
@@ -105,13 +107,18 @@ pub fn sample_x<R: rand::Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<BinaryMatrix, String> {
     if z.cols != y.rows {
-        return Err(format!("Z has {} columns but Y has {} rows", z.cols, y.rows));
+        return Err(format!(
+            "Z has {} columns but Y has {} rows",
+            z.cols, y.rows
+        ));
     }
     let (n, t) = (z.rows, y.cols);
     let mut x = BinaryMatrix::zeros(n, t);
     for i in 0..n {
         for tt in 0..t {
-            let eta: u32 = (0..z.cols).map(|k| u32::from(z.get(i, k) & y.get(k, tt))).sum();
+            let eta: u32 = (0..z.cols)
+                .map(|k| u32::from(z.get(i, k) & y.get(k, tt)))
+                .sum();
             let p1 = prob_x_one(eta, lambda, epsilon);
             x.set(i, tt, u8::from(rng.random::<f64>() < p1));
         }

@@ -57,13 +57,30 @@ impl HiddenCauseSampler {
     ///
     /// Errors: [`SamplerError::Input`] if `x` is empty or `row_names` has the wrong length, or the
     /// parameters fail [`Params::check`].
-    pub fn new(params: &Params, x: &BinaryMatrix, row_names: Vec<String>, rng: &mut ChainRng) -> Result<Self, SamplerError> {
-        params.check().map_err(|e| SamplerError::Input(e.to_string()))?;
+    pub fn new(
+        params: &Params,
+        x: &BinaryMatrix,
+        row_names: Vec<String>,
+        rng: &mut ChainRng,
+    ) -> Result<Self, SamplerError> {
+        params
+            .check()
+            .map_err(|e| SamplerError::Input(e.to_string()))?;
         if x.rows == 0 || x.cols == 0 || x.data.len() != x.rows * x.cols {
-            return Err(SamplerError::Input(format!("x must be a non-empty N × T matrix, got {} × {}", x.rows, x.cols)));
+            return Err(SamplerError::Input(format!(
+                "x must be a non-empty N × T matrix, got {} × {}",
+                x.rows, x.cols
+            )));
+        }
+        if x.data.iter().any(|&v| v > 1) {
+            return Err(SamplerError::Input("x entries must be 0 or 1".into()));
         }
         if !row_names.is_empty() && row_names.len() != x.rows {
-            return Err(SamplerError::Input(format!("{} row names for {} rows of x", row_names.len(), x.rows)));
+            return Err(SamplerError::Input(format!(
+                "{} row names for {} rows of x",
+                row_names.len(),
+                x.rows
+            )));
         }
         let mut core = Core::new(params.sampler, params.clone(), x);
         let (n, t) = (x.rows, x.cols);
@@ -72,17 +89,18 @@ impl HiddenCauseSampler {
             (Init::Empty, SamplerKind::Gibbs) => {}
             (Init::Empty, SamplerKind::Rjmcmc) => {
                 let y = (0..t).map(|_| u8::from(rng.random::<f64>() < p)).collect();
-                core.causes.push(Cause { z: vec![0; n], y, m: 0 });
+                core.causes.push(Cause::new(vec![0; n], y));
             }
             (Init::Random, _) => {
                 for _ in 0..params.init_k {
-                    let mut z: Vec<u8> = (0..n).map(|_| u8::from(rng.random::<f64>() < 0.5)).collect();
+                    let mut z: Vec<u8> = (0..n)
+                        .map(|_| u8::from(rng.random::<f64>() < 0.5))
+                        .collect();
                     if z.iter().all(|&v| v == 0) {
                         z[rng.random_range(0..n)] = 1;
                     }
-                    let m = z.iter().map(|&v| u32::from(v)).sum();
                     let y = (0..t).map(|_| u8::from(rng.random::<f64>() < p)).collect();
-                    core.causes.push(Cause { z, y, m });
+                    core.causes.push(Cause::new(z, y));
                 }
             }
         }
@@ -102,7 +120,12 @@ impl HiddenCauseSampler {
                 log_joint: f64::NEG_INFINITY,
                 z: BinaryMatrix::zeros(n, 0),
                 y: BinaryMatrix::zeros(0, t),
-                hyper: Hyper { alpha: params.alpha, lambda: params.lambda, epsilon: params.epsilon, p },
+                hyper: Hyper {
+                    alpha: params.alpha,
+                    lambda: params.lambda,
+                    epsilon: params.epsilon,
+                    p,
+                },
             },
             summary_seed,
         };
@@ -120,19 +143,30 @@ impl HiddenCauseSampler {
     /// Replace the state: Z (N × K), Y (K × T) and, if given, the hyperparameters. The Gibbs
     /// sampler drops all-zero columns; the RJMCMC sampler needs K ≥ 1. Resets the MAP state to
     /// this one. Errors: shapes that do not fit X, out-of-range hyperparameters.
-    pub fn set_state(&mut self, z: &BinaryMatrix, y: &BinaryMatrix, hyper: Option<Hyper>) -> Result<(), SamplerError> {
+    pub fn set_state(
+        &mut self,
+        z: &BinaryMatrix,
+        y: &BinaryMatrix,
+        hyper: Option<Hyper>,
+    ) -> Result<(), SamplerError> {
         if let Some(h) = hyper {
             let ok = h.alpha > 0.0
                 && h.alpha.is_finite()
-                && [h.lambda, h.epsilon, h.p].iter().all(|v| *v > 0.0 && *v < 1.0);
+                && [h.lambda, h.epsilon, h.p]
+                    .iter()
+                    .all(|v| *v > 0.0 && *v < 1.0);
             if !ok {
-                return Err(SamplerError::Input(format!("hyperparameters out of range: {h:?}")));
+                return Err(SamplerError::Input(format!(
+                    "hyperparameters out of range: {h:?}"
+                )));
             }
             self.core.hyper = h;
         }
         self.core.set_causes(z, y)?;
         if self.core.kind == SamplerKind::Rjmcmc && self.core.causes.is_empty() {
-            return Err(SamplerError::Input("the RJMCMC state needs K ≥ 1 columns".into()));
+            return Err(SamplerError::Input(
+                "the RJMCMC state needs K ≥ 1 columns".into(),
+            ));
         }
         self.map.log_joint = f64::NEG_INFINITY;
         self.refresh()
@@ -142,8 +176,11 @@ impl HiddenCauseSampler {
     /// Geweke successive-conditional simulator).
     #[doc(hidden)]
     pub fn set_observed(&mut self, x: &BinaryMatrix) -> Result<(), SamplerError> {
-        if x.rows != self.core.n || x.cols != self.core.t {
+        if x.rows != self.core.n || x.cols != self.core.t || x.data.len() != x.rows * x.cols {
             return Err(SamplerError::Input("x has a different shape".into()));
+        }
+        if x.data.iter().any(|&v| v > 1) {
+            return Err(SamplerError::Input("x entries must be 0 or 1".into()));
         }
         self.core.x.copy_from_slice(&x.data);
         self.core.global_hist();
@@ -159,7 +196,10 @@ impl HiddenCauseSampler {
         fresh.global_hist();
         let lj = fresh.log_joint();
         if (lj - self.log_joint).abs() > 1e-9 * (1.0 + lj.abs()) {
-            return Err(format!("log_joint cached {} recomputed {lj}", self.log_joint));
+            return Err(format!(
+                "log_joint cached {} recomputed {lj}",
+                self.log_joint
+            ));
         }
         Ok(())
     }
@@ -211,8 +251,17 @@ impl HiddenCauseSampler {
                     z.set(i, j, c.z[i]);
                 }
             }
-            let y = BinaryMatrix { rows: kept.len(), cols: t, data: kept.iter().flat_map(|c| c.y.iter().copied()).collect() };
-            self.map = MapState { log_joint: self.log_joint, z, y, hyper: self.core.hyper };
+            let y = BinaryMatrix {
+                rows: kept.len(),
+                cols: t,
+                data: kept.iter().flat_map(|c| c.y.iter().copied()).collect(),
+            };
+            self.map = MapState {
+                log_joint: self.log_joint,
+                z,
+                y,
+                hyper: self.core.hyper,
+            };
         }
         Ok(())
     }
@@ -251,8 +300,9 @@ impl HiddenCauseSampler {
         let mut out = vec![0.0; kp * t];
         if kp <= MAP_Y_EXACT_MAX_K {
             let tables = Tables::new(h.lambda, h.epsilon, kp + 2);
-            let masks: Vec<u32> =
-                (0..n).map(|i| (0..kp).fold(0u32, |acc, k| acc | (u32::from(self.map.z.get(i, k)) << k))).collect();
+            let masks: Vec<u32> = (0..n)
+                .map(|i| (0..kp).fold(0u32, |acc, k| acc | (u32::from(self.map.z.get(i, k)) << k)))
+                .collect();
             let mut cache: HashMap<Vec<u8>, Vec<f64>> = HashMap::new();
             let mut w = vec![0.0; 1 << kp];
             for tt in 0..t {
@@ -284,7 +334,11 @@ impl HiddenCauseSampler {
                 }
             }
         } else {
-            let x = BinaryMatrix { rows: n, cols: t, data: self.core.x.clone() };
+            let x = BinaryMatrix {
+                rows: n,
+                cols: t,
+                data: self.core.x.clone(),
+            };
             let mut core = Core::new(SamplerKind::Gibbs, self.core.cfg.clone(), &x);
             core.hyper = h;
             let mut rng = ChainRng::seed_from_u64(self.summary_seed);
@@ -373,9 +427,15 @@ impl Sampler for HiddenCauseSampler {
         zzt_mean.row_names = self.row_names.clone();
         zzt_mean.col_names = self.row_names.clone();
         let tri = n * (n + 1) / 2;
-        let mut draws =
-            Matrix::new("zzt_draws", self.n_draws, tri, self.zzt_draws.iter().map(|&v| f64::from(v)).collect());
-        draws.col_names = (0..n).flat_map(|a| (a..n).map(move |b| format!("{a},{b}"))).collect();
+        let mut draws = Matrix::new(
+            "zzt_draws",
+            self.n_draws,
+            tri,
+            self.zzt_draws.iter().map(|&v| f64::from(v)).collect(),
+        );
+        draws.col_names = (0..n)
+            .flat_map(|a| (a..n).map(move |b| format!("{a},{b}")))
+            .collect();
         let mut map_z = self.map.z.to_matrix("map_z");
         map_z.row_names = self.row_names.clone();
         vec![

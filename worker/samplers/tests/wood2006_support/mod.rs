@@ -39,7 +39,11 @@ pub struct Tiny {
 
 impl Tiny {
     pub fn x_matrix(&self) -> BinaryMatrix {
-        BinaryMatrix { rows: self.n, cols: self.t, data: self.x.clone() }
+        BinaryMatrix {
+            rows: self.n,
+            cols: self.t,
+            data: self.x.clone(),
+        }
     }
 }
 
@@ -75,31 +79,36 @@ fn grouped(class: &[u32]) -> Vec<(u32, usize)> {
     g
 }
 
-/// For one trial `t`: the distribution of `η_{:,t}` jointly with `x_{:,t}`, summing over the
-/// activations of the class's labelled columns: list of (η column, weight), weights not in log.
-fn per_trial(p: &Tiny, groups: &[(u32, usize)], t: usize, lambda: f64, epsilon: f64, prob: f64) -> HashMap<Vec<u32>, f64> {
-    let mut out: HashMap<Vec<u32>, f64> = HashMap::new();
+/// One activation pattern of a class's labelled columns on a trial, up to relabelling within a
+/// group of identical columns: `n_h` active columns of each distinct type `h`.
+struct Pattern {
+    /// Active parents of each observed variable, length N.
+    eta: Vec<u32>,
+    /// `Σ_h ln C(c_h, n_h)`: the number of labelled activation vectors with these counts.
+    ln_mult: f64,
+    /// `Σ_h n_h`.
+    active: usize,
+}
+
+fn patterns(n: usize, groups: &[(u32, usize)]) -> Vec<Pattern> {
+    let mut out = Vec::new();
     let mut counts = vec![0usize; groups.len()];
     loop {
-        // weight of this (n_h)
-        let mut ln_w = 0.0;
+        let mut eta = vec![0u32; n];
+        let mut ln_mult = 0.0;
         for (g, &nh) in groups.iter().zip(&counts) {
-            ln_w += ln_choose(g.1, nh) + nh as f64 * prob.ln() + (g.1 - nh) as f64 * (1.0 - prob).ln();
-        }
-        let mut eta = vec![0u32; p.n];
-        for (g, &nh) in groups.iter().zip(&counts) {
+            ln_mult += ln_choose(g.1, nh);
             for (i, e) in eta.iter_mut().enumerate() {
                 if g.0 >> i & 1 == 1 {
                     *e += nh as u32;
                 }
             }
         }
-        let mut w = ln_w.exp();
-        for i in 0..p.n {
-            w *= lik(p.x[i * p.t + t], eta[i], lambda, epsilon);
-        }
-        *out.entry(eta).or_insert(0.0) += w;
-        // next counts
+        out.push(Pattern {
+            eta,
+            ln_mult,
+            active: counts.iter().sum(),
+        });
         let mut j = 0;
         loop {
             if j == groups.len() {
@@ -115,75 +124,99 @@ fn per_trial(p: &Tiny, groups: &[(u32, usize)], t: usize, lambda: f64, epsilon: 
     }
 }
 
-/// `Σ_Y P(X | class, Y) P(Y)` (Y summed per trial over the labelled columns' activations).
-pub fn px_given_class(p: &Tiny, class: &[u32], lambda: f64, epsilon: f64, prob: f64) -> f64 {
+/// A quadrature grid over (λ, ε, p): `(λ, ε, p, weight)`. Fixed hyperparameters are a one-point
+/// grid with weight 1.
+pub type Grid = [(f64, f64, f64, f64)];
+
+/// Add `factor × Σ_g w_g Σ_Y P(X, stat | class, θ_g)` to `out` under the class's key(s) with
+/// leading entry `kk`; returns the total added. Y is summed per trial over the activation
+/// patterns of the class's labelled columns (Eq. 4 prior, noisy-OR likelihood written out here).
+fn add_class(
+    stat: Stat,
+    p: &Tiny,
+    class: &[u32],
+    kk: u32,
+    grid: &Grid,
+    factor: f64,
+    out: &mut HashMap<Key, f64>,
+) -> f64 {
     let groups = grouped(class);
-    let mut total = 1.0;
-    for t in 0..p.t {
-        let mut s = 0.0;
-        let mut counts = vec![0usize; groups.len()];
-        'outer: loop {
-            let mut w = 1.0;
-            let mut eta = [0u32; 32];
-            for (g, &nh) in groups.iter().zip(&counts) {
-                w *= ln_choose(g.1, nh).exp() * prob.powi(nh as i32) * (1.0 - prob).powi((g.1 - nh) as i32);
-                for (i, e) in eta.iter_mut().enumerate().take(p.n) {
-                    if g.0 >> i & 1 == 1 {
-                        *e += nh as u32;
+    let pats = patterns(p.n, &groups);
+    let kp = class.len();
+    let g_len = grid.len();
+    // wt[t][j][g]
+    let wt: Vec<Vec<Vec<f64>>> = (0..p.t)
+        .map(|t| {
+            pats.iter()
+                .map(|pat| {
+                    grid.iter()
+                        .map(|&(l, e, pp, _)| {
+                            let mut w = pat.ln_mult.exp()
+                                * pp.powi(pat.active as i32)
+                                * (1.0 - pp).powi((kp - pat.active) as i32);
+                            for i in 0..p.n {
+                                w *= lik(p.x[i * p.t + t], pat.eta[i], l, e);
+                            }
+                            w
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    match stat {
+        Stat::Class => {
+            let mut total = 0.0;
+            for (g, &(_, _, _, wg)) in grid.iter().enumerate() {
+                let mut prod = wg;
+                for wt_t in &wt {
+                    prod *= wt_t.iter().map(|v| v[g]).sum::<f64>();
+                }
+                total += prod;
+            }
+            *out.entry(key(kk, class, &[])).or_insert(0.0) += factor * total;
+            factor * total
+        }
+        Stat::ClassEta => {
+            let mut total = 0.0;
+            let mut prod = vec![vec![0.0; g_len]; p.t + 1];
+            for (g, &(_, _, _, wg)) in grid.iter().enumerate() {
+                prod[0][g] = wg;
+            }
+            let mut choice = vec![0usize; p.t];
+            // odometer over (pattern at t = 0, ..., pattern at t = T−1)
+            'outer: loop {
+                for t in 0..p.t {
+                    let (head, tail) = prod.split_at_mut(t + 1);
+                    for g in 0..g_len {
+                        tail[0][g] = head[t][g] * wt[t][choice[t]][g];
                     }
                 }
-            }
-            for i in 0..p.n {
-                w *= lik(p.x[i * p.t + t], eta[i], lambda, epsilon);
-            }
-            s += w;
-            let mut j = 0;
-            loop {
-                if j == groups.len() {
-                    break 'outer;
+                let v: f64 = prod[p.t].iter().sum();
+                let mut eta = vec![0u32; p.n * p.t];
+                for t in 0..p.t {
+                    for i in 0..p.n {
+                        eta[i * p.t + t] = pats[choice[t]].eta[i];
+                    }
                 }
-                if counts[j] < groups[j].1 {
-                    counts[j] += 1;
-                    break;
+                *out.entry(key(kk, class, &eta)).or_insert(0.0) += factor * v;
+                total += factor * v;
+                let mut t = 0;
+                loop {
+                    if t == p.t {
+                        break 'outer;
+                    }
+                    choice[t] += 1;
+                    if choice[t] < pats.len() {
+                        break;
+                    }
+                    choice[t] = 0;
+                    t += 1;
                 }
-                counts[j] = 0;
-                j += 1;
             }
+            total
         }
-        total *= s;
     }
-    total
-}
-
-/// `Σ_Y P(X, η | class)` as a map from the η matrix (row-major N × T) to its weight.
-pub fn eta_joint(p: &Tiny, class: &[u32], lambda: f64, epsilon: f64, prob: f64) -> HashMap<Vec<u32>, f64> {
-    let groups = grouped(class);
-    let mut acc: HashMap<Vec<u32>, f64> = HashMap::new();
-    acc.insert(Vec::new(), 1.0); // columns of η built trial by trial (column-major during build)
-    for t in 0..p.t {
-        let pt = per_trial(p, &groups, t, lambda, epsilon, prob);
-        let mut next = HashMap::new();
-        for (k, w) in &acc {
-            for (col, wc) in &pt {
-                let mut kk = k.clone();
-                kk.extend_from_slice(col);
-                *next.entry(kk).or_insert(0.0) += w * wc;
-            }
-        }
-        acc = next;
-    }
-    // convert column-major (t-major) to row-major N × T
-    acc.into_iter()
-        .map(|(k, w)| {
-            let mut rm = vec![0u32; p.n * p.t];
-            for t in 0..p.t {
-                for i in 0..p.n {
-                    rm[i * p.t + t] = k[t * p.n + i];
-                }
-            }
-            (rm, w)
-        })
-        .collect()
 }
 
 fn harmonic(n: usize) -> f64 {
@@ -219,7 +252,10 @@ pub struct Exact {
 
 fn normalise(w: HashMap<Key, f64>, boundary: f64) -> Exact {
     let z: f64 = w.values().sum();
-    Exact { probs: w.into_iter().map(|(k, v)| (k, v / z)).collect(), boundary_mass: boundary / z }
+    Exact {
+        probs: w.into_iter().map(|(k, v)| (k, v / z)).collect(),
+        boundary_mass: boundary / z,
+    }
 }
 
 /// Which statistic a test compares.
@@ -231,28 +267,26 @@ pub enum Stat {
     ClassEta,
 }
 
-/// `(η key, weight)` pairs of `Σ_Y P(X, η | class)` for the statistic (one empty key for
-/// [`Stat::Class`]).
-fn y_part(stat: Stat, p: &Tiny, class: &[u32], lambda: f64, epsilon: f64, prob: f64) -> Vec<(Vec<u32>, f64)> {
-    match stat {
-        Stat::Class => vec![(Vec::new(), px_given_class(p, class, lambda, epsilon, prob))],
-        Stat::ClassEta => eta_joint(p, class, lambda, epsilon, prob).into_iter().collect(),
-    }
-}
-
 /// Infinite model, fixed hyperparameters: `P(stat | X)` for K_+ ≤ `cap`.
-pub fn exact_gibbs(stat: Stat, p: &Tiny, alpha: f64, lambda: f64, epsilon: f64, prob: f64, cap: usize) -> Exact {
+pub fn exact_gibbs(
+    stat: Stat,
+    p: &Tiny,
+    alpha: f64,
+    lambda: f64,
+    epsilon: f64,
+    prob: f64,
+    cap: usize,
+) -> Exact {
+    let grid = [(lambda, epsilon, prob, 1.0)];
     let mut w = HashMap::new();
     let mut boundary = 0.0;
     for kp in 0..=cap {
         for class in multisets(p.n, kp) {
-            let ln_prior = kp as f64 * alpha.ln() - alpha * harmonic(p.n) + ln_ibp_class_rest(p.n, &class);
-            for (eta, we) in y_part(stat, p, &class, lambda, epsilon, prob) {
-                let v = ln_prior.exp() * we;
-                if kp == cap {
-                    boundary += v;
-                }
-                *w.entry(key(0, &class, &eta)).or_insert(0.0) += v;
+            let ln_prior =
+                kp as f64 * alpha.ln() - alpha * harmonic(p.n) + ln_ibp_class_rest(p.n, &class);
+            let added = add_class(stat, p, &class, 0, &grid, ln_prior.exp(), &mut w);
+            if kp == cap {
+                boundary += added;
             }
         }
     }
@@ -279,17 +313,26 @@ fn ln_finite_class(n: usize, class: &[u32], k: usize, alpha: f64) -> f64 {
     s
 }
 
-/// Finite model (RJMCMC), fixed hyperparameters, `P(K) ∝ ln_pk(K)` on `1..=k_max`:
-/// `P(K, class, η | X)`.
-pub fn exact_rjmcmc(stat: Stat, p: &Tiny, alpha: f64, lambda: f64, epsilon: f64, prob: f64, k_max: usize, ln_pk: impl Fn(usize) -> f64) -> Exact {
+/// Finite model (RJMCMC), fixed hyperparameters, `P(K) ∝ exp(ln_pk(K))` on `1..=k_max`:
+/// `P(K, stat | X)`.
+#[allow(clippy::too_many_arguments)]
+pub fn exact_rjmcmc(
+    stat: Stat,
+    p: &Tiny,
+    alpha: f64,
+    lambda: f64,
+    epsilon: f64,
+    prob: f64,
+    k_max: usize,
+    ln_pk: impl Fn(usize) -> f64,
+) -> Exact {
+    let grid = [(lambda, epsilon, prob, 1.0)];
     let mut w = HashMap::new();
     for k in 1..=k_max {
         for kp in 0..=k {
             for class in multisets(p.n, kp) {
                 let ln_prior = ln_pk(k) + ln_finite_class(p.n, &class, k, alpha);
-                for (eta, we) in y_part(stat, p, &class, lambda, epsilon, prob) {
-                    *w.entry(key(k as u32, &class, &eta)).or_insert(0.0) += ln_prior.exp() * we;
-                }
+                add_class(stat, p, &class, k as u32, &grid, ln_prior.exp(), &mut w);
             }
         }
     }
@@ -339,24 +382,27 @@ pub fn hyper_grid(n_lambda: usize, n_epsilon: usize, n_p: usize) -> Vec<(f64, f6
 }
 
 /// Infinite model with λ, ε, p ~ Beta(1,1) (integrated by the exact quadrature `grid`) and
-/// α ~ Gamma(shape, rate) (integrated analytically): `P(class, η | X)` for K_+ ≤ `cap`.
-pub fn exact_gibbs_hyper(stat: Stat, p: &Tiny, shape: f64, rate: f64, grid: &[(f64, f64, f64, f64)], cap: usize) -> Exact {
+/// α ~ Gamma(shape, rate) (integrated analytically): `P(stat | X)` for K_+ ≤ `cap`.
+pub fn exact_gibbs_hyper(
+    stat: Stat,
+    p: &Tiny,
+    shape: f64,
+    rate: f64,
+    grid: &Grid,
+    cap: usize,
+) -> Exact {
     let h = harmonic(p.n);
     let mut w = HashMap::new();
     let mut boundary = 0.0;
     for kp in 0..=cap {
         // ∫ Gamma(α; shape, rate) α^{K+} e^{−α H} dα
-        let ln_alpha_part = shape * rate.ln() - ln_gamma(shape) + ln_gamma(shape + kp as f64) - (shape + kp as f64) * (rate + h).ln();
+        let ln_alpha_part = shape * rate.ln() - ln_gamma(shape) + ln_gamma(shape + kp as f64)
+            - (shape + kp as f64) * (rate + h).ln();
         for class in multisets(p.n, kp) {
             let ln_prior = ln_alpha_part + ln_ibp_class_rest(p.n, &class);
-            for &(l, e, pp, wq) in grid {
-                for (eta, we) in y_part(stat, p, &class, l, e, pp) {
-                    let v = ln_prior.exp() * we * wq;
-                    if kp == cap {
-                        boundary += v;
-                    }
-                    *w.entry(key(0, &class, &eta)).or_insert(0.0) += v;
-                }
+            let added = add_class(stat, p, &class, 0, grid, ln_prior.exp(), &mut w);
+            if kp == cap {
+                boundary += added;
             }
         }
     }
@@ -364,19 +410,19 @@ pub fn exact_gibbs_hyper(stat: Stat, p: &Tiny, shape: f64, rate: f64, grid: &[(f
 }
 
 /// Finite model with λ, ε, p ~ Beta(1,1) (quadrature `grid`), α ~ Gamma(shape, rate) (numerical
-/// integral on ln α) and `P(K) ∝ exp(ln_pk(K))` independent of α: `P(K, class, η | X)`.
+/// integral on ln α) and `P(K) ∝ exp(ln_pk(K))` independent of α: `P(K, stat | X)`.
 pub fn exact_rjmcmc_hyper(
     stat: Stat,
     p: &Tiny,
     shape: f64,
     rate: f64,
-    grid: &[(f64, f64, f64, f64)],
+    grid: &Grid,
     k_max: usize,
     ln_pk: impl Fn(usize) -> f64,
 ) -> Exact {
-    // α = e^u, u on a fine grid (trapezoid; the integrand is smooth and decays at both ends)
-    let us: Vec<f64> = (0..=6000).map(|j| -15.0 + j as f64 * 0.004).collect();
+    // α = e^u, u on a fine grid (trapezoid; the integrand is smooth and negligible at both ends)
     let du = 0.004;
+    let us: Vec<f64> = (0..=6000).map(|j| -15.0 + j as f64 * du).collect();
     let mut w = HashMap::new();
     for k in 1..=k_max {
         for kp in 0..=k {
@@ -384,15 +430,19 @@ pub fn exact_rjmcmc_hyper(
                 let mut integral = 0.0;
                 for &u in &us {
                     let a = u.exp();
-                    let ln_gamma_pdf = shape * rate.ln() - ln_gamma(shape) + (shape - 1.0) * u - rate * a;
+                    let ln_gamma_pdf =
+                        shape * rate.ln() - ln_gamma(shape) + (shape - 1.0) * u - rate * a;
                     integral += (ln_gamma_pdf + u + ln_finite_class(p.n, &class, k, a)).exp() * du;
                 }
-                let prior = ln_pk(k).exp() * integral;
-                for &(l, e, pp, wq) in grid {
-                    for (eta, we) in y_part(stat, p, &class, l, e, pp) {
-                        *w.entry(key(k as u32, &class, &eta)).or_insert(0.0) += prior * we * wq;
-                    }
-                }
+                add_class(
+                    stat,
+                    p,
+                    &class,
+                    k as u32,
+                    grid,
+                    ln_pk(k).exp() * integral,
+                    &mut w,
+                );
             }
         }
     }
@@ -416,7 +466,10 @@ pub fn state_key(s: &HiddenCauseSampler, stat: Stat, with_k: bool) -> Key {
     let mut eta = vec![0u32; z.rows * y.cols];
     for i in 0..z.rows {
         for t in 0..y.cols {
-            eta[i * y.cols + t] = nz.iter().map(|&k| u32::from(z.get(i, k) & y.get(k, t))).sum();
+            eta[i * y.cols + t] = nz
+                .iter()
+                .map(|&k| u32::from(z.get(i, k) & y.get(k, t)))
+                .sum();
         }
     }
     if stat == Stat::Class {
@@ -487,13 +540,17 @@ pub fn gof(exact: &Exact, counts: &HashMap<Key, u64>, seed: u64) -> Gof {
     if pool_e >= 5.0 || cells.is_empty() {
         cells.push((pool_e, pool_o));
     } else {
-        let j = (0..cells.len()).min_by(|&a, &b| cells[a].0.total_cmp(&cells[b].0)).unwrap();
+        let j = (0..cells.len())
+            .min_by(|&a, &b| cells[a].0.total_cmp(&cells[b].0))
+            .unwrap();
         cells[j].0 += pool_e;
         cells[j].1 += pool_o;
     }
     let chi2: f64 = cells.iter().map(|(e, o)| (o - e) * (o - e) / e).sum();
     let df = cells.len() - 1;
-    let p_value = ChiSquared::new(df as f64).map(|d| d.sf(chi2)).unwrap_or(f64::NAN);
+    let p_value = ChiSquared::new(df as f64)
+        .map(|d| d.sf(chi2))
+        .unwrap_or(f64::NAN);
     let tv = tv_distance(exact, counts, m);
     // null distribution of TV by simulation
     let probs: Vec<f64> = keys.iter().map(|k| exact.probs[*k]).collect();
@@ -514,12 +571,24 @@ pub fn gof(exact: &Exact, counts: &HashMap<Key, u64>, seed: u64) -> Gof {
             let j = cum.partition_point(|&c| c <= u).min(probs.len() - 1);
             sim[j] += 1;
         }
-        let tvs_r: f64 = probs.iter().zip(&sim).map(|(p, &c)| (c as f64 / mf - p).abs()).sum::<f64>() / 2.0;
+        let tvs_r: f64 = probs
+            .iter()
+            .zip(&sim)
+            .map(|(p, &c)| (c as f64 / mf - p).abs())
+            .sum::<f64>()
+            / 2.0;
         tvs.push(tvs_r);
     }
     tvs.sort_by(f64::total_cmp);
     let tv_null_q999 = tvs[(reps * 999) / 1000];
-    Gof { samples: m, chi2, df, p_value, tv, tv_null_q999 }
+    Gof {
+        samples: m,
+        chi2,
+        df,
+        p_value,
+        tv,
+        tv_null_q999,
+    }
 }
 
 pub fn tv_distance(exact: &Exact, counts: &HashMap<Key, u64>, m: u64) -> f64 {
