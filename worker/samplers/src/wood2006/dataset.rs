@@ -55,6 +55,9 @@ pub struct IbpSynthetic {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FixedStructure {
+    /// A name for tables and figures (e.g. `degree-1 (K=6)`); does not affect the data.
+    #[serde(default)]
+    pub label: Option<String>,
     /// The true Z as a list of N rows of K entries, each 0 or 1. Required.
     pub z: Vec<Vec<u8>>,
     /// T. Default 500.
