@@ -1,7 +1,7 @@
 //! Effective sample size of an M×N array (ArviZ 0.23.4 `_ess`, with `autocov` from
 //! `arviz/stats/stats_utils.py`), and the classic R-hat (`_rhat`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
@@ -37,8 +37,36 @@ pub(crate) fn next_fast_len(target: usize) -> usize {
     best
 }
 
+/// FFT length for the autocovariance of `n` draws: any length ≥ 2n − 1 gives the exact
+/// (non-circular) biased autocovariance, so the choice changes only rounding (~1e-16).
+/// ArviZ pads to scipy's `next_fast_len(2n)`; rustfft's power-of-two kernels are about
+/// 1.5× faster per point than its mixed-radix ones (2^20: 7.4 ms, 10^6: 11.3 ms), so we
+/// take the next power of two unless it is more than 30% longer than the 5-smooth length.
+pub(crate) fn fft_len(n: usize) -> usize {
+    let fast = next_fast_len(2 * n);
+    let pow2 = (2 * n).next_power_of_two();
+    if pow2 as f64 <= 1.3 * fast as f64 {
+        pow2
+    } else {
+        fast
+    }
+}
+
+/// Forward and inverse plans of length `m` from one process-wide planner, which caches
+/// plans (and twiddle tables) by length: planning a 2^20 FFT costs more than running it,
+/// and `diagnose` of a file runs many ESS computations of the same length.
+fn cached_plans(m: usize) -> (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>) {
+    static PLANNER: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
+    let mut planner = PLANNER
+        .get_or_init(|| Mutex::new(FftPlanner::new()))
+        .lock()
+        // The planner's cache stays consistent even if a holder panicked.
+        .unwrap_or_else(PoisonError::into_inner);
+    (planner.plan_fft_forward(m), planner.plan_fft_inverse(m))
+}
+
 /// FFT plans for the biased autocovariance of chains of `n` draws, zero-padded to
-/// `next_fast_len(2n)` as ArviZ's `autocov`.
+/// [`fft_len`]`(n)` (ArviZ's `autocov` pads to `next_fast_len(2n)`; same values).
 pub(crate) struct AutocovPlan {
     n: usize,
     m: usize,
@@ -48,10 +76,8 @@ pub(crate) struct AutocovPlan {
 
 impl AutocovPlan {
     pub(crate) fn new(n: usize) -> Self {
-        let m = next_fast_len(2 * n);
-        let mut planner = FftPlanner::<f64>::new();
-        let fwd = planner.plan_fft_forward(m);
-        let inv = planner.plan_fft_inverse(m);
+        let m = fft_len(n);
+        let (fwd, inv) = cached_plans(m);
         Self { n, m, fwd, inv }
     }
 
@@ -232,6 +258,15 @@ mod tests {
         assert_eq!(next_fast_len(11), 12);
         assert_eq!(next_fast_len(97), 100);
         assert_eq!(next_fast_len(1025), 1080);
+    }
+
+    #[test]
+    fn fft_len_prefers_powers_of_two() {
+        assert_eq!(fft_len(500_000), 1 << 20);
+        assert_eq!(fft_len(3), 6);
+        assert_eq!(fft_len(4), 8);
+        // 2·(2^19 + 1): the next power of two would be 2^21, the 5-smooth length is shorter.
+        assert_eq!(fft_len((1 << 19) + 1), next_fast_len((1 << 20) + 2));
     }
 
     #[test]

@@ -22,7 +22,9 @@
 //! * **Rank normalisation**: ranks of all S = 2M⌊N/2⌋ split draws, averaged over ties
 //!   (scipy `rankdata(method="average")`), z = Φ⁻¹((r − 3/8)/(S + 1/4)) (statrs
 //!   `Normal::inverse_cdf`). Folded draws are |x − median(split draws)|.
-//! * **Autocovariance**: biased (divide by n), by FFT zero-padded to `next_fast_len(2n)`.
+//! * **Autocovariance**: biased (divide by n), by FFT zero-padded to at least 2n (ArviZ:
+//!   `next_fast_len(2n)`; here the next power of two when not much longer — same values up
+//!   to rounding, since any length ≥ 2n − 1 avoids wrap-around).
 //! * **ESS**: Geyer's initial positive then initial monotone sequence, τ̂ ≥ 1/log10(S)
 //!   (so ESS ≤ S·log10(S)); a (near-)constant array (range < 1e-15) has ESS = S.
 //! * **Tail ESS**: min of the ESS of I(x ≤ q₀.₀₅) and I(x ≤ q₀.₉₅), quantiles of *all* M·N
