@@ -51,8 +51,11 @@ use serde::Serialize;
 pub use draws::{DiagnosticsError, Draws, MIN_DRAWS, TailProbs};
 pub use io::{ReadError, diagnose_file, read_draws_file, render_json, render_table};
 
-use ess::{AutocovPlan, ess_chains, rhat_chains};
-use rank::{SortedSplit, ZScale, bulk_z, folded_z, full_sorted, quantile_select, quantile_sorted};
+use ess::{AutocovPlan, ess_chains, rhat_chains, rhat_unordered};
+use rank::{
+    SortedSplit, ZScale, bulk_z_sorted, folded_z_sorted, full_sorted, quantile_select,
+    quantile_sorted, scatter,
+};
 
 /// The six diagnostics of one variable.
 ///
@@ -114,19 +117,15 @@ pub fn diagnose_draws(draws: &Draws, tail: TailProbs) -> Diagnostics {
     let sorted = SortedSplit::new(&split);
     let z = ZScale::new(sorted.vals.len());
 
-    let zb = bulk_z(&sorted, &z);
-    let zb_chains: Vec<&[f64]> = zb.chunks_exact(half).collect();
-    let ess_bulk = ess_chains(&zb_chains, &plan, false);
-
+    let zs = bulk_z_sorted(&sorted, &z);
     let (rhat, rhat_split) = if draws.n_chains() >= 2 {
-        let bulk = rhat_chains(&zb_chains);
-        let folded = folded_z(&sorted, &z)
-            .map(|zf| rhat_chains(&zf.chunks_exact(half).collect::<Vec<_>>()))
-            .unwrap_or(f64::NAN);
-        (py_max(bulk, folded), rhat_chains(&split))
+        (rank_rhat(&sorted, &zs, &z, half), rhat_chains(&split))
     } else {
         (f64::NAN, f64::NAN)
     };
+    let zb = scatter(&zs, &sorted.idx);
+    drop(zs);
+    let ess_bulk = ess_chains(&zb.chunks_exact(half).collect::<Vec<_>>(), &plan, false);
     drop(zb);
 
     let all_sorted;
@@ -168,11 +167,17 @@ pub fn rhat(draws: &Draws) -> f64 {
     let half = draws.half();
     let sorted = SortedSplit::new(&split);
     let z = ZScale::new(sorted.vals.len());
-    let zb = bulk_z(&sorted, &z);
-    let bulk = rhat_chains(&zb.chunks_exact(half).collect::<Vec<_>>());
-    drop(zb);
-    let folded = folded_z(&sorted, &z)
-        .map(|zf| rhat_chains(&zf.chunks_exact(half).collect::<Vec<_>>()))
+    let zs = bulk_z_sorted(&sorted, &z);
+    rank_rhat(&sorted, &zs, &z, half)
+}
+
+/// `max(rhat(bulk z), rhat(folded z))` from the sorted split draws and their bulk z-scores
+/// in sorted order (no scatter back to chain layout needed).
+fn rank_rhat(sorted: &SortedSplit, zs: &[f64], z: &ZScale, half: usize) -> f64 {
+    let n_split = sorted.vals.len() / half;
+    let bulk = rhat_unordered(zs, &sorted.idx, half, n_split);
+    let folded = folded_z_sorted(sorted, z)
+        .map(|(zf, fi)| rhat_unordered(&zf, &fi, half, n_split))
         .unwrap_or(f64::NAN);
     py_max(bulk, folded)
 }
@@ -203,7 +208,7 @@ pub fn ess_bulk(draws: &Draws, relative: bool) -> f64 {
     let half = draws.half();
     let sorted = SortedSplit::new(&split);
     let z = ZScale::new(sorted.vals.len());
-    let zb = bulk_z(&sorted, &z);
+    let zb = scatter(&bulk_z_sorted(&sorted, &z), &sorted.idx);
     let zb_chains: Vec<&[f64]> = zb.chunks_exact(half).collect();
     ess_chains(&zb_chains, &AutocovPlan::new(half), relative)
 }

@@ -81,6 +81,19 @@ fn sort_pairs(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
     }
 }
 
+/// Keys and split-layout indices (`base + position`) of consecutive chains, sorted by key.
+fn sort_part(chains: &[&[f64]], base: usize) -> (Vec<u64>, Vec<u32>) {
+    let total: usize = chains.iter().map(|c| c.len()).sum();
+    let mut keys = Vec::with_capacity(total);
+    for c in chains {
+        keys.extend(c.iter().map(|&x| key(x)));
+    }
+    // Indices fit in u32: `Draws::new` rejects more than u32::MAX values.
+    let mut idx: Vec<u32> = (base as u32..(base + total) as u32).collect();
+    sort_pairs(&mut keys, &mut idx);
+    (keys, idx)
+}
+
 /// The split draws in ascending order, each with its index in the split layout
 /// (split chain `j`, draw `t` ↦ `j * half + t`).
 pub(crate) struct SortedSplit {
@@ -90,16 +103,42 @@ pub(crate) struct SortedSplit {
 
 impl SortedSplit {
     /// Sort the split chains (all of equal length; total ≤ `u32::MAX`, checked by `Draws`).
+    /// With two or more cores and ≥ 2^19 draws, the two halves of the chains are radix
+    /// sorted on two threads and merged.
     pub(crate) fn new(split: &[&[f64]]) -> Self {
-        let total: usize = split.iter().map(|c| c.len()).sum();
-        let mut keys = Vec::with_capacity(total);
-        for c in split {
-            keys.extend(c.iter().map(|&x| key(x)));
+        let half = split.first().map_or(0, |c| c.len());
+        let total = half * split.len();
+        if split.len() < 2 || threads_for(total, 1 << 18) < 2 {
+            let (keys, idx) = sort_part(split, 0);
+            let vals = keys.into_iter().map(unkey).collect();
+            return Self { vals, idx };
         }
-        // Indices fit in u32: `Draws::new` rejects more than u32::MAX values.
-        let mut idx: Vec<u32> = (0..total as u32).collect();
-        sort_pairs(&mut keys, &mut idx);
-        let vals = keys.into_iter().map(unkey).collect();
+        let k = split.len() / 2;
+        let ((ka, ia), (kb, ib)) = std::thread::scope(|s| {
+            let h = s.spawn(|| sort_part(&split[..k], 0));
+            let b = sort_part(&split[k..], k * half);
+            // A panic in the worker is a bug in this module; re-raise it unchanged.
+            let a = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (a, b)
+        });
+        let mut vals = Vec::with_capacity(total);
+        let mut idx = Vec::with_capacity(total);
+        let (mut i, mut j) = (0, 0);
+        while i < ka.len() && j < kb.len() {
+            if ka[i] <= kb[j] {
+                vals.push(unkey(ka[i]));
+                idx.push(ia[i]);
+                i += 1;
+            } else {
+                vals.push(unkey(kb[j]));
+                idx.push(ib[j]);
+                j += 1;
+            }
+        }
+        vals.extend(ka[i..].iter().map(|&k| unkey(k)));
+        idx.extend_from_slice(&ia[i..]);
+        vals.extend(kb[j..].iter().map(|&k| unkey(k)));
+        idx.extend_from_slice(&ib[j..]);
         Self { vals, idx }
     }
 
@@ -162,10 +201,11 @@ fn z_of(normal: &Normal, rank: f64, denom: f64) -> f64 {
     normal.inverse_cdf((rank - 3.0 / 8.0) / denom)
 }
 
-/// Write the z-score of each value's average rank to `out[idx[k]]`, given `vals` sorted
-/// ascending. Ties are exact `==` equality, as scipy's `arr[1:] != arr[:-1]`.
-pub(crate) fn scatter_z(vals: &[f64], idx: &[u32], z: &ZScale, out: &mut [f64]) {
+/// z-score of each sorted position's average rank, for `vals` sorted ascending (sequential
+/// writes). Ties are exact `==` equality, as scipy's `arr[1:] != arr[:-1]`.
+pub(crate) fn z_sorted(vals: &[f64], z: &ZScale) -> Vec<f64> {
     let n = vals.len();
+    let mut out = Vec::with_capacity(n);
     let mut i = 0;
     while i < n {
         let v = vals[i];
@@ -173,25 +213,38 @@ pub(crate) fn scatter_z(vals: &[f64], idx: &[u32], z: &ZScale, out: &mut [f64]) 
         while j < n && vals[j] == v {
             j += 1;
         }
-        let zv = z.group(i, j);
-        for &k in &idx[i..j] {
-            out[k as usize] = zv;
+        if j == i + 1 {
+            out.push(z.table[i]);
+        } else {
+            let zv = z.group(i, j);
+            out.extend(std::iter::repeat_n(zv, j - i));
         }
         i = j;
     }
-}
-
-/// Bulk z-scores of the split draws, in split layout (ArviZ `_z_scale(_split_chains(x))`).
-pub(crate) fn bulk_z(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
-    let mut out = vec![0.0; sorted.vals.len()];
-    scatter_z(&sorted.vals, &sorted.idx, z, &mut out);
     out
 }
 
-/// Folded z-scores in split layout: `_z_scale(abs(split - median(split)))`, from the bulk
-/// sort order by merging the two monotone runs. `None` when the median is not finite
-/// (more than half of the draws infinite), where the folded draws are undefined.
-pub(crate) fn folded_z(sorted: &SortedSplit, z: &ZScale) -> Option<Vec<f64>> {
+/// Bulk z-scores in sorted order (`z_sorted` of the sorted split draws); pair with
+/// `sorted.idx` for their split-layout positions.
+pub(crate) fn bulk_z_sorted(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
+    z_sorted(&sorted.vals, z)
+}
+
+/// Scatter sorted-order values to split layout: `out[idx[i]] = zs[i]`
+/// (ArviZ `_z_scale(_split_chains(x))` once combined with [`bulk_z_sorted`]).
+pub(crate) fn scatter(zs: &[f64], idx: &[u32]) -> Vec<f64> {
+    let mut out = vec![0.0; zs.len()];
+    for (&v, &k) in zs.iter().zip(idx) {
+        out[k as usize] = v;
+    }
+    out
+}
+
+/// Folded z-scores, `_z_scale(abs(split - median(split)))`, in folded order, with the
+/// split-layout index of each: the folded order is a merge of the two monotone runs of
+/// the bulk order, so no second sort. `None` when the median is not finite (more than half
+/// of the draws infinite), where the folded draws are undefined.
+pub(crate) fn folded_z_sorted(sorted: &SortedSplit, z: &ZScale) -> Option<(Vec<f64>, Vec<u32>)> {
     let med = sorted.median();
     if !med.is_finite() {
         return None;
@@ -204,27 +257,30 @@ pub(crate) fn folded_z(sorted: &SortedSplit, z: &ZScale) -> Option<Vec<f64>> {
     let mut fi = Vec::with_capacity(s);
     let mut l = p; // next left element is l - 1
     let mut r = p;
-    while l > 0 || r < s {
-        let take_left = if l == 0 {
-            false
-        } else if r == s {
-            true
-        } else {
-            (vals[l - 1] - med).abs() <= (vals[r] - med).abs()
-        };
-        if take_left {
+    while l > 0 && r < s {
+        let fl = (vals[l - 1] - med).abs();
+        let fr = (vals[r] - med).abs();
+        if fl <= fr {
             l -= 1;
-            fv.push((vals[l] - med).abs());
+            fv.push(fl);
             fi.push(sorted.idx[l]);
         } else {
-            fv.push((vals[r] - med).abs());
+            fv.push(fr);
             fi.push(sorted.idx[r]);
             r += 1;
         }
     }
-    let mut out = vec![0.0; s];
-    scatter_z(&fv, &fi, z, &mut out);
-    Some(out)
+    while l > 0 {
+        l -= 1;
+        fv.push((vals[l] - med).abs());
+        fi.push(sorted.idx[l]);
+    }
+    while r < s {
+        fv.push((vals[r] - med).abs());
+        fi.push(sorted.idx[r]);
+        r += 1;
+    }
+    Some((z_sorted(&fv, z), fi))
 }
 
 /// The split draws' values in ascending order plus the dropped middle draws (odd N),
@@ -345,7 +401,7 @@ mod tests {
         let x = [1.0, 0.0, 1.0, 5.0];
         let s = SortedSplit::new(&[&x[..]]);
         let z = ZScale::new(4);
-        let out = bulk_z(&s, &z);
+        let out = scatter(&bulk_z_sorted(&s, &z), &s.idx);
         let n = Normal::standard();
         let want: Vec<f64> = [2.5, 1.0, 2.5, 4.0]
             .iter()
