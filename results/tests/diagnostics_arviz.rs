@@ -147,11 +147,22 @@ fn check(file: &str, expected_cases: usize) -> f64 {
             rhat: rhat(&draws),
             rhat_split: rhat_split(&draws),
             ess_bulk: ess_bulk(&draws, false),
-            ess_tail: ess_tail(&draws, TailProbs::default(), false),
+            // A fresh `Draws`: ess_tail alone takes the selection path, not the memoised sort.
+            ess_tail: ess_tail(
+                &Draws::new(&chains).expect("fixture shape"),
+                TailProbs::default(),
+                false,
+            ),
             ess_mean: ess_mean(&draws, false),
             mcse_mean: mcse_mean(&draws),
         };
+        // After the individual calls above, `draws` has its ranks memoised: this exercises
+        // the memoised paths, including ess_tail's quantiles from the sorted draws.
         let with_default = diagnose_draws(&draws, TailProbs::ARVIZ_0_23);
+        assert_eq!(
+            ess_tail(&draws, TailProbs::default(), false).to_bits(),
+            with_default.ess_tail.to_bits()
+        );
         for (how, got) in [
             ("diagnose", all),
             ("individual", one_by_one),

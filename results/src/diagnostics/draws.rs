@@ -1,6 +1,10 @@
 //! Input type ([`Draws`]), tail-quantile parameter ([`TailProbs`]) and the error type.
 
+use std::sync::{Arc, OnceLock};
+
 use thiserror::Error;
+
+use super::rank::Ranked;
 
 /// Minimum number of draws per chain, as ArviZ 0.23.4 (`not_valid(..., min_draws=4)`).
 pub const MIN_DRAWS: usize = 4;
@@ -69,10 +73,28 @@ pub enum DiagnosticsError {
 /// `(chain, draw)` numpy array). Construction validates the shape once: at least one chain,
 /// all chains of equal length N ≥ 4, so the diagnostic functions taking a `&Draws` are
 /// infallible. NaN values are allowed and make every diagnostic NaN (as ArviZ).
-#[derive(Debug, Clone)]
+///
+/// A `Draws` memoises the sort of its split draws and their bulk z-scores the first time a
+/// rank-based diagnostic needs them, so [`rhat`](super::rhat), [`ess_bulk`](super::ess_bulk)
+/// and [`ess_tail`](super::ess_tail) called on the same `Draws` sort once (the values cannot
+/// change: they are borrowed immutably for the `Draws`' lifetime). The memo holds about
+/// 28 bytes per draw until the `Draws` is dropped; clones share it.
+#[derive(Clone)]
 pub struct Draws<'a> {
     chains: Vec<&'a [f64]>,
     n_draws: usize,
+    has_nan: OnceLock<bool>,
+    ranked: OnceLock<Arc<Ranked>>,
+}
+
+impl std::fmt::Debug for Draws<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Draws")
+            .field("n_chains", &self.chains.len())
+            .field("n_draws", &self.n_draws)
+            .field("ranks_memoised", &self.ranked.get().is_some())
+            .finish()
+    }
 }
 
 impl<'a> Draws<'a> {
@@ -102,6 +124,8 @@ impl<'a> Draws<'a> {
         Ok(Self {
             chains: chains.to_vec(),
             n_draws: expected,
+            has_nan: OnceLock::new(),
+            ranked: OnceLock::new(),
         })
     }
 
@@ -144,7 +168,22 @@ impl<'a> Draws<'a> {
 
     /// Whether any draw is NaN (every diagnostic is then NaN, as in ArviZ).
     pub fn has_nan(&self) -> bool {
-        self.chains.iter().any(|c| c.iter().any(|x| x.is_nan()))
+        *self
+            .has_nan
+            .get_or_init(|| self.chains.iter().any(|c| c.iter().any(|x| x.is_nan())))
+    }
+
+    /// The sorted split draws and bulk z-scores, computed on first use (callers check
+    /// [`Draws::has_nan`] first: NaN has no rank).
+    pub(crate) fn ranked(&self) -> Arc<Ranked> {
+        self.ranked
+            .get_or_init(|| Arc::new(Ranked::new(&self.split_chains())))
+            .clone()
+    }
+
+    /// The memoised ranks, if some diagnostic already computed them.
+    pub(crate) fn ranked_if_done(&self) -> Option<Arc<Ranked>> {
+        self.ranked.get().cloned()
     }
 
     /// Draws kept per half-chain when splitting: ⌊N/2⌋.

@@ -310,21 +310,22 @@ impl ChainOf {
 /// back to chain layout; per-chain sums are compensated, so the result matches the
 /// chain-layout computation to ~1e-16.
 pub(crate) fn rhat_unordered(vals: &[f64], idx: &[u32], half: usize, n_chains: usize) -> f64 {
+    // One pass of compensated Σv and Σv² per chain. The one-pass variance
+    // (Σv² − (Σv)²/n)/(n − 1) loses nothing here: these are z-scores, whose chain means
+    // are small next to their spread, and both sums are compensated.
     let chain = ChainOf::new(half);
-    let mut sums = vec![CompensatedSum::default(); n_chains];
+    let mut sums = vec![(CompensatedSum::default(), CompensatedSum::default()); n_chains];
     for (&v, &k) in vals.iter().zip(idx) {
-        sums[chain.of(k)].add(v);
+        let (s1, s2) = &mut sums[chain.of(k)];
+        s1.add(v);
+        s2.add(v * v);
     }
-    let means: Vec<f64> = sums.iter().map(|s| s.total() / half as f64).collect();
-    let mut squares = vec![CompensatedSum::default(); n_chains];
-    for (&v, &k) in vals.iter().zip(idx) {
-        let c = chain.of(k);
-        let d = v - means[c];
-        squares[c].add(d * d);
-    }
-    let vars: Vec<f64> = squares
+    let n = half as f64;
+    let means: Vec<f64> = sums.iter().map(|(s1, _)| s1.total() / n).collect();
+    let vars: Vec<f64> = sums
         .iter()
-        .map(|s| s.total() / (half as f64 - 1.0))
+        .zip(&means)
+        .map(|((_, s2), &m)| (s2.total() - n * m * m) / (n - 1.0))
         .collect();
     rhat_from_moments(half, &means, &vars)
 }

@@ -52,10 +52,7 @@ pub use draws::{DiagnosticsError, Draws, MIN_DRAWS, TailProbs};
 pub use io::{ReadError, diagnose_file, read_draws_file, render_json, render_table};
 
 use ess::{AutocovPlan, ess_chains, rhat_chains, rhat_unordered};
-use rank::{
-    SortedSplit, ZScale, bulk_z_sorted, folded_z_sorted, full_sorted, quantile_select,
-    quantile_sorted, scatter,
-};
+use rank::{Ranked, folded_z_sorted, full_sorted, quantile_select, quantile_sorted, scatter};
 
 /// The six diagnostics of one variable.
 ///
@@ -114,27 +111,22 @@ pub fn diagnose_draws(draws: &Draws, tail: TailProbs) -> Diagnostics {
     let split = draws.split_chains();
     let half = draws.half();
     let plan = AutocovPlan::new(half);
-    let sorted = SortedSplit::new(&split);
-    let z = ZScale::new(sorted.vals.len());
+    let ranked = draws.ranked();
 
-    let zs = bulk_z_sorted(&sorted, &z);
     let (rhat, rhat_split) = if draws.n_chains() >= 2 {
-        (rank_rhat(&sorted, &zs, &z, half), rhat_chains(&split))
+        (rank_rhat(&ranked, half), rhat_chains(&split))
     } else {
         (f64::NAN, f64::NAN)
     };
-    let zb = scatter(&zs, &sorted.idx);
-    drop(zs);
+    let zb = scatter(&ranked.zs, &ranked.sorted.idx);
     let ess_bulk = ess_chains(&zb.chunks_exact(half).collect::<Vec<_>>(), &plan, false);
     drop(zb);
 
     let all_sorted;
     let all: &[f64] = if draws.n_draws() % 2 == 0 {
-        &sorted.vals
+        &ranked.sorted.vals
     } else {
-        let mid = draws.n_draws() / 2;
-        let middles: Vec<f64> = draws.chains().iter().map(|c| c[mid]).collect();
-        all_sorted = full_sorted(&sorted, &middles);
+        all_sorted = full_sorted(&ranked.sorted, &middles(draws));
         &all_sorted
     };
     let q_low = quantile_sorted(all, tail.low());
@@ -163,23 +155,25 @@ pub fn rhat(draws: &Draws) -> f64 {
     if draws.n_chains() < 2 || draws.has_nan() {
         return f64::NAN;
     }
-    let split = draws.split_chains();
-    let half = draws.half();
-    let sorted = SortedSplit::new(&split);
-    let z = ZScale::new(sorted.vals.len());
-    let zs = bulk_z_sorted(&sorted, &z);
-    rank_rhat(&sorted, &zs, &z, half)
+    rank_rhat(&draws.ranked(), draws.half())
 }
 
-/// `max(rhat(bulk z), rhat(folded z))` from the sorted split draws and their bulk z-scores
-/// in sorted order (no scatter back to chain layout needed).
-fn rank_rhat(sorted: &SortedSplit, zs: &[f64], z: &ZScale, half: usize) -> f64 {
+/// `max(rhat(bulk z), rhat(folded z))` from the memoised ranks (sorted order; no scatter
+/// back to chain layout needed).
+fn rank_rhat(ranked: &Ranked, half: usize) -> f64 {
+    let sorted = &ranked.sorted;
     let n_split = sorted.vals.len() / half;
-    let bulk = rhat_unordered(zs, &sorted.idx, half, n_split);
-    let folded = folded_z_sorted(sorted, z)
+    let bulk = rhat_unordered(&ranked.zs, &sorted.idx, half, n_split);
+    let folded = folded_z_sorted(sorted, &ranked.z)
         .map(|(zf, fi)| rhat_unordered(&zf, &fi, half, n_split))
         .unwrap_or(f64::NAN);
     py_max(bulk, folded)
+}
+
+/// The middle draw of each chain (odd N), which splitting drops but tail quantiles see.
+fn middles(draws: &Draws) -> Vec<f64> {
+    let mid = draws.n_draws() / 2;
+    draws.chains().iter().map(|c| c[mid]).collect()
 }
 
 /// Classic split R-hat (Gelman et al. BDA3): classic R-hat of the 2M half-chains.
@@ -204,11 +198,9 @@ pub fn ess_bulk(draws: &Draws, relative: bool) -> f64 {
     if draws.has_nan() {
         return f64::NAN;
     }
-    let split = draws.split_chains();
     let half = draws.half();
-    let sorted = SortedSplit::new(&split);
-    let z = ZScale::new(sorted.vals.len());
-    let zb = scatter(&bulk_z_sorted(&sorted, &z), &sorted.idx);
+    let ranked = draws.ranked();
+    let zb = scatter(&ranked.zs, &ranked.sorted.idx);
     let zb_chains: Vec<&[f64]> = zb.chunks_exact(half).collect();
     ess_chains(&zb_chains, &AutocovPlan::new(half), relative)
 }
@@ -224,10 +216,30 @@ pub fn ess_tail(draws: &Draws, tail: TailProbs, relative: bool) -> f64 {
     if draws.has_nan() {
         return f64::NAN;
     }
-    let mut all: Vec<f64> = draws.chains().concat();
-    let q_low = quantile_select(&mut all, tail.low());
-    let q_high = quantile_select(&mut all, tail.high());
-    drop(all);
+    let (q_low, q_high) = match draws.ranked_if_done() {
+        // Sorted draws at hand (e.g. after `rhat` or `ess_bulk` on this `Draws`).
+        Some(ranked) => {
+            let all_sorted;
+            let all: &[f64] = if draws.n_draws() % 2 == 0 {
+                &ranked.sorted.vals
+            } else {
+                all_sorted = full_sorted(&ranked.sorted, &middles(draws));
+                &all_sorted
+            };
+            (
+                quantile_sorted(all, tail.low()),
+                quantile_sorted(all, tail.high()),
+            )
+        }
+        // Otherwise two O(n) selections beat a sort.
+        None => {
+            let mut all: Vec<f64> = draws.chains().concat();
+            (
+                quantile_select(&mut all, tail.low()),
+                quantile_select(&mut all, tail.high()),
+            )
+        }
+    };
     let plan = AutocovPlan::new(draws.half());
     tail_from_quantiles(draws, &plan, q_low, q_high, relative)
 }

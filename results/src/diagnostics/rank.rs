@@ -153,6 +153,23 @@ impl SortedSplit {
     }
 }
 
+/// Everything rank-based diagnostics share: the sorted split draws, the Φ⁻¹ table and the
+/// bulk z-scores in sorted order.
+pub(crate) struct Ranked {
+    pub(crate) sorted: SortedSplit,
+    pub(crate) z: ZScale,
+    pub(crate) zs: Vec<f64>,
+}
+
+impl Ranked {
+    pub(crate) fn new(split: &[&[f64]]) -> Self {
+        let sorted = SortedSplit::new(split);
+        let z = ZScale::new(sorted.vals.len());
+        let zs = bulk_z_sorted(&sorted, &z);
+        Self { sorted, z, zs }
+    }
+}
+
 /// Φ⁻¹ of the Blom back-transformed ranks, (r − 3/8)/(S − 2·3/8 + 1), as ArviZ
 /// `_backtransform_ranks` + `scipy.stats.norm.ppf`, with a table for integer ranks
 /// (every untied rank; shared by the bulk and the folded transform).
