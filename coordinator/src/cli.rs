@@ -194,8 +194,8 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Diagnose { file, format } => {
             let per_var = causeway_results::diagnostics::diagnose_file(&file)?;
             match format {
-                Format::Json => println!("{}", causeway_results::diagnostics::to_json(&per_var)),
-                Format::Table => print!("{}", causeway_results::diagnostics::to_table(&per_var)),
+                Format::Json => println!("{}", causeway_results::diagnostics::render_json(&per_var)),
+                Format::Table => print!("{}", causeway_results::diagnostics::render_table(&per_var)),
             }
             Ok(ExitCode::SUCCESS)
         }
