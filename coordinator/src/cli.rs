@@ -106,12 +106,22 @@ pub fn main() -> ExitCode {
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
 }
 
 fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
-        Command::Run { file, profile, out, local_workers, workers, data_dir, max_attempts } => {
+        Command::Run {
+            file,
+            profile,
+            out,
+            local_workers,
+            workers,
+            data_dir,
+            max_attempts,
+        } => {
             let plan = match experiment::load(&file, profile, data_dir.as_deref()) {
                 Ok(p) => p,
                 Err(e) => {
@@ -127,7 +137,9 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             let opts = RunOptions {
                 out,
                 workers,
-                dispatch: DispatchOptions { max_attempts: max_attempts.max(1) },
+                dispatch: DispatchOptions {
+                    max_attempts: max_attempts.max(1),
+                },
                 progress: true,
                 report: true,
             };
@@ -154,12 +166,20 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             for f in summary.failed.iter().take(20) {
                 eprintln!("  {} {}: {}", f.job_id, f.state, f.error);
             }
-            Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if summary.failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Worker { listen, slots } => {
             let slots = slots.unwrap_or_else(|| runner::default_local_workers() as u32);
-            let svc = causeway_worker::WorkerService::new(format!("{}@{listen}", hostname()), slots);
-            eprintln!("causeway worker {} listening on {listen} with {slots} slots", causeway_worker::CODE_VERSION);
+            let svc =
+                causeway_worker::WorkerService::new(format!("{}@{listen}", hostname()), slots);
+            eprintln!(
+                "causeway worker {} listening on {listen} with {slots} slots",
+                causeway_worker::CODE_VERSION
+            );
             runtime()?.block_on(async move {
                 causeway_worker::serve(svc, listen, async {
                     let _ = tokio::signal::ctrl_c().await;
@@ -169,7 +189,11 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Validate { file, profile, data_dir } => match experiment::load(&file, profile, data_dir.as_deref()) {
+        Command::Validate {
+            file,
+            profile,
+            data_dir,
+        } => match experiment::load(&file, profile, data_dir.as_deref()) {
             Ok(plan) => {
                 println!(
                     "{}: ok: {} cells × {} replicates × {} chains",
@@ -194,8 +218,12 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Diagnose { file, format } => {
             let per_var = causeway_results::diagnostics::diagnose_file(&file)?;
             match format {
-                Format::Json => println!("{}", causeway_results::diagnostics::render_json(&per_var)),
-                Format::Table => print!("{}", causeway_results::diagnostics::render_table(&per_var)),
+                Format::Json => {
+                    println!("{}", causeway_results::diagnostics::render_json(&per_var))
+                }
+                Format::Table => {
+                    print!("{}", causeway_results::diagnostics::render_table(&per_var))
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -28,15 +28,26 @@ pub struct WorkerHandle {
 
 /// Connect to `addr` (`host:port` or a URL) and check the protocol version.
 pub async fn connect(addr: &str) -> anyhow::Result<WorkerHandle> {
-    let url = if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") };
+    let url = if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    };
     let endpoint = Endpoint::from_shared(url.clone())
         .map_err(|e| anyhow::anyhow!("worker address {addr:?}: {e}"))?
         .connect_timeout(Duration::from_secs(10))
         .tcp_nodelay(true);
-    let channel = endpoint.connect().await.map_err(|e| anyhow::anyhow!("cannot connect to worker {addr}: {e}"))?;
-    let mut client = WorkerClient::new(channel).max_decoding_message_size(256 << 20).max_encoding_message_size(256 << 20);
+    let channel = endpoint
+        .connect()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot connect to worker {addr}: {e}"))?;
+    let mut client = WorkerClient::new(channel)
+        .max_decoding_message_size(256 << 20)
+        .max_encoding_message_size(256 << 20);
     let hello = client
-        .hello(HelloRequest { protocol_version: PROTOCOL_VERSION })
+        .hello(HelloRequest {
+            protocol_version: PROTOCOL_VERSION,
+        })
         .await
         .map_err(|s| anyhow::anyhow!("worker {addr} refused: {}", s.message()))?
         .into_inner();
@@ -46,7 +57,12 @@ pub async fn connect(addr: &str) -> anyhow::Result<WorkerHandle> {
             hello.protocol_version
         );
     }
-    Ok(WorkerHandle { addr: addr.to_string(), id: hello.worker_id, slots: hello.slots.max(1), client })
+    Ok(WorkerHandle {
+        addr: addr.to_string(),
+        id: hello.worker_id,
+        slots: hello.slots.max(1),
+        client,
+    })
 }
 
 /// A job waiting to run, with its attempt count.
@@ -62,9 +78,18 @@ pub struct Pending {
 #[derive(Debug)]
 pub enum Outcome {
     /// The worker ran the chain (its result may still say the model failed: `ok = false`).
-    Finished { index: usize, attempts: u32, result: ChainResult },
+    Finished {
+        index: usize,
+        attempts: u32,
+        result: ChainResult,
+    },
     /// Every attempt's RPC failed, or no worker was left.
-    Lost { index: usize, attempts: u32, worker: String, error: String },
+    Lost {
+        index: usize,
+        attempts: u32,
+        worker: String,
+        error: String,
+    },
 }
 
 /// Dispatch options.
@@ -144,14 +169,25 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             Ok(result) => {
                 shared.remaining.fetch_sub(1, Ordering::SeqCst);
                 shared.wake.notify_waiters();
-                let _ = out.send(Outcome::Finished { index: p.index, attempts: p.attempts, result }).await;
+                let _ = out
+                    .send(Outcome::Finished {
+                        index: p.index,
+                        attempts: p.attempts,
+                        result,
+                    })
+                    .await;
             }
             Err(error) => {
                 tracing::warn!(worker = %w.addr, job = %p.job.job_id, attempt = p.attempts, "chain RPC failed: {error}");
                 if p.attempts >= shared.opts.max_attempts {
                     shared.remaining.fetch_sub(1, Ordering::SeqCst);
                     let _ = out
-                        .send(Outcome::Lost { index: p.index, attempts: p.attempts, worker: w.addr.clone(), error })
+                        .send(Outcome::Lost {
+                            index: p.index,
+                            attempts: p.attempts,
+                            worker: w.addr.clone(),
+                            error,
+                        })
                         .await;
                 } else {
                     shared.queue.lock().await.push_back(p);
@@ -165,7 +201,11 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
 }
 
 async fn run_one(client: &mut WorkerClient<Channel>, job: Job) -> Result<ChainResult, String> {
-    let mut stream = client.run_chain(job).await.map_err(|s| format!("{}: {}", s.code(), s.message()))?.into_inner();
+    let mut stream = client
+        .run_chain(job)
+        .await
+        .map_err(|s| format!("{}: {}", s.code(), s.message()))?
+        .into_inner();
     loop {
         match stream.message().await {
             Ok(Some(ev)) => {

@@ -169,7 +169,8 @@ impl Plan {
         let wc = digits(self.cells.len());
         let wr = digits(self.replicates as usize);
         let wk = digits(self.chains as usize);
-        let mut out = Vec::with_capacity(self.cells.len() * (self.replicates * self.chains) as usize);
+        let mut out =
+            Vec::with_capacity(self.cells.len() * (self.replicates * self.chains) as usize);
         for c in &self.cells {
             for r in 0..self.replicates {
                 for k in 0..self.chains {
@@ -178,7 +179,12 @@ impl Plan {
                         cell: c.index,
                         replicate: r,
                         chain: k,
-                        seed: SeedRecord { base_seed: self.base_seed, cell: c.key, replicate: r, chain: k },
+                        seed: SeedRecord {
+                            base_seed: self.base_seed,
+                            cell: c.key,
+                            replicate: r,
+                            chain: k,
+                        },
                     });
                 }
             }
@@ -227,7 +233,11 @@ impl Indexer {
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 impl MarkedEventReceiver for Indexer {
@@ -309,12 +319,21 @@ impl Ctx<'_> {
             Some((l, c)) => (Some(l), Some(c)),
             None => (None, None),
         };
-        ExperimentError { file: self.file.to_path_buf(), line, column, message: message.into() }
+        ExperimentError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
 }
 
 /// Read, validate and expand an experiment file for `profile`. Nothing runs if this fails.
-pub fn load(file: &Path, profile: ProfileName, data_dir_override: Option<&Path>) -> Result<Plan, ExperimentError> {
+pub fn load(
+    file: &Path,
+    profile: ProfileName,
+    data_dir_override: Option<&Path>,
+) -> Result<Plan, ExperimentError> {
     let text = std::fs::read_to_string(file).map_err(|e| ExperimentError {
         file: file.to_path_buf(),
         line: None,
@@ -358,7 +377,13 @@ pub fn plan_from_str(
         run.burn_in = r.burn_in.unwrap_or(run.burn_in);
         run.thin = r.thin.unwrap_or(run.thin);
     }
-    let count_path = |key: &str| if pos.get(&format!("{pp}.{key}")).is_some() { format!("{pp}.{key}") } else { key.to_string() };
+    let count_path = |key: &str| {
+        if pos.get(&format!("{pp}.{key}")).is_some() {
+            format!("{pp}.{key}")
+        } else {
+            key.to_string()
+        }
+    };
     if chains == 0 {
         return Err(ctx.err_at(&count_path("chains"), "chains must be at least 1"));
     }
@@ -366,7 +391,10 @@ pub fn plan_from_str(
         return Err(ctx.err_at(&count_path("replicates"), "replicates must be at least 1"));
     }
     if run.iterations == 0 {
-        return Err(ctx.err_at(&count_path("run.iterations"), "run.iterations must be at least 1"));
+        return Err(ctx.err_at(
+            &count_path("run.iterations"),
+            "run.iterations must be at least 1",
+        ));
     }
     if run.thin == 0 {
         return Err(ctx.err_at(&count_path("run.thin"), "run.thin must be at least 1"));
@@ -374,7 +402,10 @@ pub fn plan_from_str(
     if run.burn_in >= run.iterations {
         return Err(ctx.err_at(
             &count_path("run.burn_in"),
-            format!("run.burn_in ({}) must be smaller than run.iterations ({})", run.burn_in, run.iterations),
+            format!(
+                "run.burn_in ({}) must be smaller than run.iterations ({})",
+                run.burn_in, run.iterations
+            ),
         ));
     }
     let mut params = Value::Mapping(ef.params.clone());
@@ -463,14 +494,22 @@ pub fn plan_from_str(
         let (mut params, mut dataset) = base.clone();
         let mut cell_origins = origins.clone();
         let mut axes_json = serde_json::Map::new();
-        let mut assign = |key: &str, ypath: &str, val: &Value, i: usize| -> Result<(), ExperimentError> {
-            let parts: Vec<String> = key.split('.').map(str::to_string).collect();
-            let target = if parts[0] == "params" { &mut params } else { &mut dataset };
-            set_path(target, &parts[1..], val.clone());
-            cell_origins.insert(key.to_string(), format!("{ypath}[{i}]"));
-            axes_json.insert(key.to_string(), to_json(&ctx, val, &format!("{ypath}[{i}]"))?);
-            Ok(())
-        };
+        let mut assign =
+            |key: &str, ypath: &str, val: &Value, i: usize| -> Result<(), ExperimentError> {
+                let parts: Vec<String> = key.split('.').map(str::to_string).collect();
+                let target = if parts[0] == "params" {
+                    &mut params
+                } else {
+                    &mut dataset
+                };
+                set_path(target, &parts[1..], val.clone());
+                cell_origins.insert(key.to_string(), format!("{ypath}[{i}]"));
+                axes_json.insert(
+                    key.to_string(),
+                    to_json(&ctx, val, &format!("{ypath}[{i}]"))?,
+                );
+                Ok(())
+            };
         for (d, (key, ypath, vals)) in product.iter().enumerate() {
             assign(key, ypath, &vals[digits[d]], digits[d])?;
         }
@@ -486,9 +525,15 @@ pub fn plan_from_str(
             return Err(located(&ctx, &cell_origins, e, &axes_json));
         }
         let key = stable_hash(
-            serde_json::json!({"model": ef.model, "params": params_json, "dataset": dataset_json}).to_string().as_bytes(),
+            serde_json::json!({"model": ef.model, "params": params_json, "dataset": dataset_json})
+                .to_string()
+                .as_bytes(),
         );
-        let dkey = stable_hash(serde_json::json!({"model": ef.model, "dataset": dataset_json}).to_string().as_bytes());
+        let dkey = stable_hash(
+            serde_json::json!({"model": ef.model, "dataset": dataset_json})
+                .to_string()
+                .as_bytes(),
+        );
         cells.push(CellRecord {
             index,
             key,
@@ -556,7 +601,9 @@ fn located(
 }
 
 fn check_axis_key(ctx: &Ctx<'_>, key: &str, ypath: &str) -> Result<(), ExperimentError> {
-    let ok = (key.starts_with("params.") || key.starts_with("dataset.")) && !key.ends_with('.') && !key.contains("..");
+    let ok = (key.starts_with("params.") || key.starts_with("dataset."))
+        && !key.ends_with('.')
+        && !key.contains("..");
     if ok {
         Ok(())
     } else {
@@ -578,7 +625,9 @@ fn axis_values(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<Vec<Value>, Expe
 fn key_str(k: &Value) -> String {
     match k {
         Value::String(s) => s.clone(),
-        other => serde_yaml::to_string(other).map(|s| s.trim().to_string()).unwrap_or_default(),
+        other => serde_yaml::to_string(other)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -602,7 +651,8 @@ fn set_path(target: &mut Value, parts: &[String], val: Value) {
 }
 
 fn to_json(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<serde_json::Value, ExperimentError> {
-    serde_json::to_value(v).map_err(|e| ctx.err_at(ypath, format!("cannot be represented as data: {e}")))
+    serde_json::to_value(v)
+        .map_err(|e| ctx.err_at(ypath, format!("cannot be represented as data: {e}")))
 }
 
 fn strip_location(msg: &str) -> String {
@@ -614,5 +664,8 @@ fn strip_location(msg: &str) -> String {
 
 /// Group the plan's cells by dataset: `dataset_id → (spec, cells)`.
 pub fn datasets(plan: &Plan) -> BTreeMap<String, serde_json::Value> {
-    plan.cells.iter().map(|c| (c.dataset_id.clone(), c.dataset.clone())).collect()
+    plan.cells
+        .iter()
+        .map(|c| (c.dataset_id.clone(), c.dataset.clone()))
+        .collect()
 }

@@ -51,7 +51,9 @@ pub struct RunOptions {
 }
 
 /// Start `n` local workers on 127.0.0.1; returns their addresses and a shutdown handle each.
-pub async fn start_local_workers(n: usize) -> anyhow::Result<(Vec<String>, Vec<oneshot::Sender<()>>)> {
+pub async fn start_local_workers(
+    n: usize,
+) -> anyhow::Result<(Vec<String>, Vec<oneshot::Sender<()>>)> {
     let mut addrs = Vec::new();
     let mut stops = Vec::new();
     for i in 0..n.max(1) {
@@ -78,7 +80,9 @@ pub async fn start_local_workers(n: usize) -> anyhow::Result<(Vec<String>, Vec<o
 
 /// Default number of local workers: one per core.
 pub fn default_local_workers() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 /// Run a plan to completion.
@@ -101,7 +105,9 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         jobs: jobs.clone(),
     };
     if rd.manifest_path().exists() {
-        let old = rd.read_manifest().with_context(|| format!("reading {}", rd.manifest_path().display()))?;
+        let old = rd
+            .read_manifest()
+            .with_context(|| format!("reading {}", rd.manifest_path().display()))?;
         if old.cells != manifest.cells || old.jobs != manifest.jobs {
             anyhow::bail!(
                 "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",
@@ -109,11 +115,16 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             );
         }
     }
-    causeway_results::rundir::write_atomic(&opts.out.join("experiment.yaml"), plan.text.as_bytes())?;
+    causeway_results::rundir::write_atomic(
+        &opts.out.join("experiment.yaml"),
+        plan.text.as_bytes(),
+    )?;
     rd.write_manifest(&manifest)?;
 
     // Datasets: built once per (dataset, replicate) on the coordinator, stored, shipped.
-    let ctx = DataContext { data_dir: plan.data_dir.clone() };
+    let ctx = DataContext {
+        data_dir: plan.data_dir.clone(),
+    };
     let mut shipped: HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>> = HashMap::new();
     for cell in &plan.cells {
         for r in 0..plan.replicates {
@@ -122,11 +133,18 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 continue;
             }
             let mut rng = dataset_rng(plan.base_seed, cell.dataset_key, r);
-            let data = model
-                .dataset(&cell.dataset, &ctx, &mut rng)
-                .map_err(|e| anyhow::anyhow!("{}: dataset of cell {}: {e}", plan.file.display(), cell.index))?;
+            let data = model.dataset(&cell.dataset, &ctx, &mut rng).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: dataset of cell {}: {e}",
+                    plan.file.display(),
+                    cell.index
+                )
+            })?;
             rd.write_dataset(&cell.dataset_id, r, &data)?;
-            shipped.insert(k, Arc::new(data.observed.iter().map(matrix_to_wire).collect()));
+            shipped.insert(
+                k,
+                Arc::new(data.observed.iter().map(matrix_to_wire).collect()),
+            );
         }
     }
 
@@ -150,7 +168,10 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             continue;
         }
         let cell = &plan.cells[j.cell];
-        let observed = shipped.get(&(cell.dataset_id.clone(), j.replicate)).cloned().unwrap_or_default();
+        let observed = shipped
+            .get(&(cell.dataset_id.clone(), j.replicate))
+            .cloned()
+            .unwrap_or_default();
         pending.push(Pending {
             index: i,
             attempts: 0,
@@ -187,10 +208,16 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         anyhow::bail!("no worker could be reached (tried {})", addrs.join(", "));
     }
 
-    let bar = if opts.progress { ProgressBar::new(jobs.len() as u64) } else { ProgressBar::hidden() };
+    let bar = if opts.progress {
+        ProgressBar::new(jobs.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} chains  eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} chains  eta {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_position(skipped as u64);
 
@@ -202,7 +229,11 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     while let Some(outcome) = rx.recv().await {
         seen += 1;
         match outcome {
-            Outcome::Finished { index, attempts, result } => {
+            Outcome::Finished {
+                index,
+                attempts,
+                result,
+            } => {
                 let st = &mut statuses[index];
                 st.attempts = attempts;
                 st.worker = result.worker_id.clone();
@@ -232,7 +263,12 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                     bar.println(format!("chain {} failed: {}", st.job_id, st.error));
                 }
             }
-            Outcome::Lost { index, attempts, worker, error } => {
+            Outcome::Lost {
+                index,
+                attempts,
+                worker,
+                error,
+            } => {
                 let st = &mut statuses[index];
                 st.state = "lost".into();
                 st.attempts = attempts;
@@ -254,7 +290,11 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     if opts.report {
         causeway_results::report::build(&rd).context("building tables")?;
     }
-    let failed: Vec<JobStatus> = statuses.iter().filter(|s| s.state != "done").cloned().collect();
+    let failed: Vec<JobStatus> = statuses
+        .iter()
+        .filter(|s| s.state != "done")
+        .cloned()
+        .collect();
     Ok(RunSummary {
         out: opts.out.clone(),
         total: jobs.len(),
@@ -271,7 +311,11 @@ pub fn output_from_result(r: causeway_proto::v1::ChainResult) -> Result<ChainOut
         trace_names: r.trace_names,
         iterations: r.iterations,
         trace: r.trace,
-        summary: r.summary.into_iter().map(matrix_from_wire).collect::<Result<Vec<_>, _>>()?,
+        summary: r
+            .summary
+            .into_iter()
+            .map(matrix_from_wire)
+            .collect::<Result<Vec<_>, _>>()?,
         elapsed_seconds: r.elapsed_seconds,
     })
 }

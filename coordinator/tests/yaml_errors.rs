@@ -25,7 +25,9 @@ profiles: {quick: {}, paper: {}}
 "#;
 
 fn err(text: &str) -> String {
-    plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, None).expect_err("must be refused").to_string()
+    plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, None)
+        .expect_err("must be refused")
+        .to_string()
 }
 
 #[test]
@@ -47,8 +49,14 @@ fn unknown_top_level_key_names_line_and_allowed_keys() {
 #[test]
 fn out_of_range_axis_value_points_at_the_value() {
     let e = err(&GOOD.replace("[0.5, 0.9]", "[0.5, 1.5]"));
-    assert!(e.starts_with("exp.yaml:17:"), "{e}");
-    assert!(e.contains("params.lambda") && e.contains("0 < x < 1"), "{e}");
+    assert!(
+        e.starts_with("exp.yaml:16:26:"),
+        "points at the value 1.5 itself: {e}"
+    );
+    assert!(
+        e.contains("params.lambda") && e.contains("0 < x < 1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -79,7 +87,10 @@ fn bad_profile_and_axis_are_refused() {
     let e = err(&GOOD.replace("{quick: {}, paper: {}}", "{quick: {}, full: {}}"));
     assert!(e.contains("quick") && e.contains("paper"), "{e}");
     let e = err(&GOOD.replace("params.lambda:", "lambda:"));
-    assert!(e.contains("params.") && e.starts_with("exp.yaml:17:"), "{e}");
+    assert!(
+        e.contains("params.") && e.starts_with("exp.yaml:16:"),
+        "{e}"
+    );
     let e = err(&GOOD.replace("burn_in: 5", "burn_in: 50"));
     assert!(e.contains("burn_in"), "{e}");
 }

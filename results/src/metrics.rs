@@ -7,7 +7,9 @@
 /// difference between the true and the expected in-degree of each observed node.
 /// `zzt_true`, `zzt_mean`: N × N row-major.
 pub fn in_degree_error(zzt_true: &[f64], zzt_mean: &[f64], n: usize) -> f64 {
-    (0..n).map(|i| (zzt_true[i * n + i] - zzt_mean[i * n + i]).abs()).sum()
+    (0..n)
+        .map(|i| (zzt_true[i * n + i] - zzt_mean[i * n + i]).abs())
+        .sum()
 }
 
 /// Structure error (paper 000, §5): summed absolute difference between the upper-triangular
@@ -59,11 +61,7 @@ pub fn auc(scores: &[f64], labels: &[bool], weights: Option<&[f64]>) -> f64 {
     idx.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
     let (mut pos, mut neg) = (0.0, 0.0);
     for (i, &l) in labels.iter().enumerate() {
-        if l {
-            pos += w(i)
-        } else {
-            neg += w(i)
-        }
+        if l { pos += w(i) } else { neg += w(i) }
     }
     if pos == 0.0 || neg == 0.0 {
         return f64::NAN;
@@ -109,7 +107,10 @@ pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Vec<(f64, f64)> {
             }
             h += 1;
         }
-        pts.push((if neg > 0.0 { fp / neg } else { 0.0 }, if pos > 0.0 { tp / pos } else { 0.0 }));
+        pts.push((
+            if neg > 0.0 { fp / neg } else { 0.0 },
+            if pos > 0.0 { tp / pos } else { 0.0 },
+        ));
         g = h;
     }
     pts
@@ -128,7 +129,10 @@ pub fn confusion(truth: &[usize], predicted: &[usize], k: usize) -> Vec<Vec<u64>
 
 /// Hamming distance between two equally long 0/1 vectors (entries compared as `> 0.5`).
 pub fn hamming(a: &[f64], b: &[f64]) -> usize {
-    a.iter().zip(b).filter(|(x, y)| (**x > 0.5) != (**y > 0.5)).count()
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| (**x > 0.5) != (**y > 0.5))
+        .count()
 }
 
 /// Root mean squared error.
@@ -145,7 +149,15 @@ pub fn rmse(a: &[f64], b: &[f64]) -> f64 {
 pub fn kl_divergence(p: &[f64], q: &[f64]) -> f64 {
     p.iter()
         .zip(q)
-        .map(|(&pi, &qi)| if pi == 0.0 { 0.0 } else if qi == 0.0 { f64::INFINITY } else { pi * (pi / qi).ln() })
+        .map(|(&pi, &qi)| {
+            if pi == 0.0 {
+                0.0
+            } else if qi == 0.0 {
+                f64::INFINITY
+            } else {
+                pi * (pi / qi).ln()
+            }
+        })
         .sum()
 }
 
@@ -181,11 +193,18 @@ mod tests {
 
     #[test]
     fn auc_known_values() {
-        assert_eq!(auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true], None), 0.75);
+        assert_eq!(
+            auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true], None),
+            0.75
+        );
         assert_eq!(auc(&[1.0, 1.0], &[true, false], None), 0.5);
         assert!(auc(&[1.0], &[true], None).is_nan());
         // Weights act as replication.
-        let a = auc(&[0.1, 0.4, 0.35], &[false, false, true], Some(&[2.0, 1.0, 1.0]));
+        let a = auc(
+            &[0.1, 0.4, 0.35],
+            &[false, false, true],
+            Some(&[2.0, 1.0, 1.0]),
+        );
         let b = auc(&[0.1, 0.1, 0.4, 0.35], &[false, false, false, true], None);
         assert!((a - b).abs() < 1e-15);
         let roc = roc_curve(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]);

@@ -28,7 +28,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: {source}")]
     Polars { path: PathBuf, source: PolarsError },
     #[error("{path}: {message}")]
@@ -36,10 +39,16 @@ pub enum StoreError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io { path: path.to_path_buf(), source }
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 fn pl_err(path: &Path) -> impl FnOnce(PolarsError) -> StoreError + '_ {
-    move |source| StoreError::Polars { path: path.to_path_buf(), source }
+    move |source| StoreError::Polars {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The seed coordinates of one chain (see `causeway_samplers::seed`).
@@ -136,16 +145,22 @@ impl RunDir {
         self.root.join("manifest.json")
     }
     pub fn trace_path(&self, job_id: &str) -> PathBuf {
-        self.root.join("chains").join(format!("{job_id}.trace.parquet"))
+        self.root
+            .join("chains")
+            .join(format!("{job_id}.trace.parquet"))
     }
     pub fn summary_path(&self, job_id: &str) -> PathBuf {
-        self.root.join("chains").join(format!("{job_id}.summary.parquet"))
+        self.root
+            .join("chains")
+            .join(format!("{job_id}.summary.parquet"))
     }
     pub fn timing_path(&self, job_id: &str) -> PathBuf {
         self.root.join("timing").join(format!("{job_id}.parquet"))
     }
     pub fn dataset_path(&self, dataset_id: &str, replicate: u64, part: &str) -> PathBuf {
-        self.root.join("datasets").join(format!("{dataset_id}-r{replicate}.{part}.parquet"))
+        self.root
+            .join("datasets")
+            .join(format!("{dataset_id}-r{replicate}.{part}.parquet"))
     }
     pub fn tables_dir(&self) -> PathBuf {
         self.root.join("tables")
@@ -157,8 +172,10 @@ impl RunDir {
     /// Write the manifest (pretty JSON) atomically.
     pub fn write_manifest(&self, m: &Manifest) -> Result<(), StoreError> {
         let path = self.manifest_path();
-        let text = serde_json::to_string_pretty(m)
-            .map_err(|e| StoreError::Format { path: path.clone(), message: e.to_string() })?;
+        let text = serde_json::to_string_pretty(m).map_err(|e| StoreError::Format {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         write_atomic(&path, text.as_bytes())
     }
 
@@ -166,7 +183,10 @@ impl RunDir {
     pub fn read_manifest(&self) -> Result<Manifest, StoreError> {
         let path = self.manifest_path();
         let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-        serde_json::from_str(&text).map_err(|e| StoreError::Format { path, message: e.to_string() })
+        serde_json::from_str(&text).map_err(|e| StoreError::Format {
+            path,
+            message: e.to_string(),
+        })
     }
 
     /// Store one chain's output: trace, summary (deterministic) and timing (wall clock).
@@ -175,7 +195,10 @@ impl RunDir {
         let n = out.iterations.len();
         let k = out.trace_names.len();
         if out.trace.len() != n * k {
-            return Err(StoreError::Format { path, message: format!("trace has {} values for {n}×{k}", out.trace.len()) });
+            return Err(StoreError::Format {
+                path,
+                message: format!("trace has {} values for {n}×{k}", out.trace.len()),
+            });
         }
         let mut cols: Vec<Column> = Vec::with_capacity(k + 1);
         cols.push(Series::new("iteration".into(), &out.iterations).into());
@@ -219,8 +242,16 @@ impl RunDir {
     }
 
     /// Store a dataset replicate (observed and truth).
-    pub fn write_dataset(&self, dataset_id: &str, replicate: u64, d: &Dataset) -> Result<(), StoreError> {
-        write_matrices(&self.dataset_path(dataset_id, replicate, "observed"), &d.observed)?;
+    pub fn write_dataset(
+        &self,
+        dataset_id: &str,
+        replicate: u64,
+        d: &Dataset,
+    ) -> Result<(), StoreError> {
+        write_matrices(
+            &self.dataset_path(dataset_id, replicate, "observed"),
+            &d.observed,
+        )?;
         write_matrices(&self.dataset_path(dataset_id, replicate, "truth"), &d.truth)
     }
 
@@ -292,7 +323,10 @@ pub fn write_matrices(path: &Path, ms: &[Matrix]) -> Result<(), StoreError> {
     let names: Vec<&str> = ms.iter().map(|m| m.name.as_str()).collect();
     let rows: Vec<u64> = ms.iter().map(|m| m.rows as u64).collect();
     let cols: Vec<u64> = ms.iter().map(|m| m.cols as u64).collect();
-    let values: Vec<Series> = ms.iter().map(|m| Series::new("".into(), &m.values)).collect();
+    let values: Vec<Series> = ms
+        .iter()
+        .map(|m| Series::new("".into(), &m.values))
+        .collect();
     let str_list = |f: &dyn Fn(&Matrix) -> &Vec<String>| -> Vec<Series> {
         ms.iter()
             .map(|m| {
@@ -329,9 +363,17 @@ fn list_column(name: &str, items: &[Series], inner: DataType) -> Column {
 /// Read matrices written by [`write_matrices`].
 pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
     let df = read_parquet(path)?;
-    let fmt = |message: String| StoreError::Format { path: path.to_path_buf(), message };
+    let fmt = |message: String| StoreError::Format {
+        path: path.to_path_buf(),
+        message,
+    };
     let pl = pl_err(path);
-    let get = |c: &str| df.column(c).map_err(|e| StoreError::Polars { path: path.to_path_buf(), source: e });
+    let get = |c: &str| {
+        df.column(c).map_err(|e| StoreError::Polars {
+            path: path.to_path_buf(),
+            source: e,
+        })
+    };
     let name = get("name")?.str().map_err(pl)?.clone();
     let rows = get("rows")?.u64().map_err(pl_err(path))?.clone();
     let cols = get("cols")?.u64().map_err(pl_err(path))?.clone();
@@ -341,14 +383,24 @@ pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
     let strings = |s: Option<Series>| -> Result<Vec<String>, StoreError> {
         match s {
             None => Ok(Vec::new()),
-            Some(s) => Ok(s.str().map_err(pl_err(path))?.iter().map(|v| v.unwrap_or("").to_string()).collect()),
+            Some(s) => Ok(s
+                .str()
+                .map_err(pl_err(path))?
+                .iter()
+                .map(|v| v.unwrap_or("").to_string())
+                .collect()),
         }
     };
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let vals: Vec<f64> = match values.get_as_series(i) {
             None => Vec::new(),
-            Some(s) => s.f64().map_err(pl_err(path))?.iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+            Some(s) => s
+                .f64()
+                .map_err(pl_err(path))?
+                .iter()
+                .map(|v| v.unwrap_or(f64::NAN))
+                .collect(),
         };
         let m = Matrix {
             name: name.get(i).unwrap_or("").to_string(),

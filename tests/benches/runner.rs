@@ -27,10 +27,18 @@ profiles: {{quick: {{}}, paper: {{}}}}
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     for n in [500usize, 2000] {
-        let plan = plan_from_str(Path::new("overhead.yaml"), &yaml(n), ProfileName::Quick, Some(Path::new(".")))
-            .expect("valid experiment");
+        let plan = plan_from_str(
+            Path::new("overhead.yaml"),
+            &yaml(n),
+            ProfileName::Quick,
+            Some(Path::new(".")),
+        )
+        .expect("valid experiment");
         let tmp = tempfile::tempdir().expect("tempdir");
         let opts = RunOptions {
             out: tmp.path().join("run"),

@@ -32,17 +32,29 @@ profiles: {quick: {}, paper: {}}
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for sub in ["chains", "datasets"] {
-        let mut entries: Vec<_> = std::fs::read_dir(dir.join(sub)).expect("run dir").flatten().collect();
+        let mut entries: Vec<_> = std::fs::read_dir(dir.join(sub))
+            .expect("run dir")
+            .flatten()
+            .collect();
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
-            out.insert(format!("{sub}/{}", e.file_name().to_string_lossy()), std::fs::read(e.path()).expect("read"));
+            out.insert(
+                format!("{sub}/{}", e.file_name().to_string_lossy()),
+                std::fs::read(e.path()).expect("read"),
+            );
         }
     }
     out
 }
 
 fn opts(out: &Path, workers: Workers) -> RunOptions {
-    RunOptions { out: out.to_path_buf(), workers, dispatch: DispatchOptions::default(), progress: false, report: true }
+    RunOptions {
+        out: out.to_path_buf(),
+        workers,
+        dispatch: DispatchOptions::default(),
+        progress: false,
+        report: true,
+    }
 }
 
 /// A worker that greets properly and then fails every chain RPC, as a dying host would.
@@ -67,32 +79,60 @@ impl Worker for Flaky {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn same_bytes_on_one_three_and_flaky_workers() {
-    let plan = plan_from_str(Path::new("e2e.yaml"), YAML, ProfileName::Quick, Some(Path::new("."))).expect("valid YAML");
+    let plan = plan_from_str(
+        Path::new("e2e.yaml"),
+        YAML,
+        ProfileName::Quick,
+        Some(Path::new(".")),
+    )
+    .expect("valid YAML");
     assert_eq!(plan.cells.len(), 4);
     let tmp = tempfile::tempdir().expect("tempdir");
-    let (a, b, c) = (tmp.path().join("one"), tmp.path().join("three"), tmp.path().join("flaky"));
+    let (a, b, c) = (
+        tmp.path().join("one"),
+        tmp.path().join("three"),
+        tmp.path().join("flaky"),
+    );
 
-    let s1 = run(&plan, &opts(&a, Workers::Local(1))).await.expect("run on 1 worker");
+    let s1 = run(&plan, &opts(&a, Workers::Local(1)))
+        .await
+        .expect("run on 1 worker");
     assert_eq!(s1.total, 16);
     assert_eq!(s1.ok, 16, "failures: {:?}", s1.failed);
-    let s3 = run(&plan, &opts(&b, Workers::Local(3))).await.expect("run on 3 workers");
+    let s3 = run(&plan, &opts(&b, Workers::Local(3)))
+        .await
+        .expect("run on 3 workers");
     assert_eq!(s3.ok, 16);
 
     // A flaky remote worker beside a good one: every chain it drops is retried elsewhere.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let flaky_addr = listener.local_addr().expect("addr").to_string();
     tokio::spawn(async move {
         let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-        let _ = tonic::transport::Server::builder().add_service(WorkerServer::new(Flaky)).serve_with_incoming(incoming).await;
+        let _ = tonic::transport::Server::builder()
+            .add_service(WorkerServer::new(Flaky))
+            .serve_with_incoming(incoming)
+            .await;
     });
     let (good, _stops) = start_local_workers(1).await.expect("local worker");
-    let sf = run(&plan, &opts(&c, Workers::Remote(vec![flaky_addr, good[0].clone()]))).await.expect("run with flaky");
+    let sf = run(
+        &plan,
+        &opts(&c, Workers::Remote(vec![flaky_addr, good[0].clone()])),
+    )
+    .await
+    .expect("run with flaky");
     assert_eq!(sf.ok, 16, "failures: {:?}", sf.failed);
     let jobs_csv = std::fs::read_to_string(c.join("jobs.csv")).expect("jobs.csv");
-    assert!(jobs_csv.lines().skip(1).any(|l| l.contains(",2,")), "some chain needed a second attempt:\n{jobs_csv}");
+    assert!(
+        jobs_csv.lines().skip(1).any(|l| l.contains(",2,")),
+        "some chain needed a second attempt:\n{jobs_csv}"
+    );
 
     let (fa, fb, fc) = (files(&a), files(&b), files(&c));
-    assert_eq!(fa.len(), 16 * 2 + 4 * 2 / 2 * 2, "2 parquet files per chain, observed+truth per dataset replicate");
+    // 2 Parquet files per chain; the 4 cells share one dataset spec: 2 replicates × (observed, truth).
+    assert_eq!(fa.len(), 16 * 2 + 2 * 2);
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (k, v) in &fa {
         assert!(fb[k] == *v, "{k} differs between 1 and 3 workers");
@@ -104,7 +144,9 @@ async fn same_bytes_on_one_three_and_flaky_workers() {
     assert!(a.join("tables/report.md").exists() && a.join("tables/convergence.csv").exists());
 
     // Rerunning on a finished directory runs nothing again.
-    let again = run(&plan, &opts(&a, Workers::Local(1))).await.expect("resume");
+    let again = run(&plan, &opts(&a, Workers::Local(1)))
+        .await
+        .expect("resume");
     assert_eq!((again.skipped, again.ok), (16, 0));
     assert_eq!(files(&a), fa);
 }

@@ -74,17 +74,42 @@ pub fn line_panels(path: &Path, panels: &[Panel], ncols: usize) -> Result<(), Re
     for (panel, area) in panels.iter().zip(areas.iter()) {
         let (x0, x1, y0, y1) = bounds(panel);
         let mut b = ChartBuilder::on(area);
-        b.caption(&panel.title, ("sans-serif", 15)).margin(8).x_label_area_size(32).y_label_area_size(48);
+        b.caption(&panel.title, ("sans-serif", 15))
+            .margin(8)
+            .x_label_area_size(32)
+            .y_label_area_size(48);
         if panel.log_x && x0 > 0.0 {
-            let mut chart = b.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(pe)?;
-            chart.configure_mesh().x_desc(&panel.x_label).y_desc(&panel.y_label).draw().map_err(pe)?;
+            let mut chart = b
+                .build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+                .map_err(pe)?;
+            chart
+                .configure_mesh()
+                .x_desc(&panel.x_label)
+                .y_desc(&panel.y_label)
+                .draw()
+                .map_err(pe)?;
             draw_lines(&mut chart, panel)?;
-            chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(pe)?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(pe)?;
         } else {
             let mut chart = b.build_cartesian_2d(x0..x1, y0..y1).map_err(pe)?;
-            chart.configure_mesh().x_desc(&panel.x_label).y_desc(&panel.y_label).draw().map_err(pe)?;
+            chart
+                .configure_mesh()
+                .x_desc(&panel.x_label)
+                .y_desc(&panel.y_label)
+                .draw()
+                .map_err(pe)?;
             draw_lines(&mut chart, panel)?;
-            chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(pe)?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(pe)?;
         }
     }
     root.present().map_err(pe)?;
@@ -101,16 +126,28 @@ where
 {
     for (i, l) in panel.lines.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
-        let pts: Vec<(f64, f64)> = l.points.iter().filter(|p| p.1.is_finite()).map(|p| (p.0, p.1)).collect();
+        let pts: Vec<(f64, f64)> = l
+            .points
+            .iter()
+            .filter(|p| p.1.is_finite())
+            .map(|p| (p.0, p.1))
+            .collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
             .map_err(pe)?
             .label(l.name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled()))).map_err(pe)?;
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+            .map_err(pe)?;
         for &(x, y, sd) in &l.points {
             if sd.is_finite() && y.is_finite() && sd > 0.0 {
-                chart.draw_series(std::iter::once(PathElement::new(vec![(x, y - sd), (x, y + sd)], c))).map_err(pe)?;
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(x, y - sd), (x, y + sd)],
+                        c,
+                    )))
+                    .map_err(pe)?;
             }
         }
     }
@@ -133,7 +170,12 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
     root.fill(&WHITE).map_err(pe)?;
     let areas = root.split_evenly((rows, 2));
     for (i, v) in vars.iter().enumerate() {
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        let (mut x0, mut x1, mut y0, mut y1) = (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        );
         for c in &v.chains {
             for &(x, y) in c {
                 if y.is_finite() {
@@ -161,13 +203,24 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
             .y_label_area_size(50)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(pe)?;
-        chart.configure_mesh().x_desc("iteration").draw().map_err(pe)?;
+        chart
+            .configure_mesh()
+            .x_desc("iteration")
+            .draw()
+            .map_err(pe)?;
         for (k, c) in v.chains.iter().enumerate() {
             let col = COLORS[k % COLORS.len()];
-            chart.draw_series(LineSeries::new(c.iter().copied(), col.mix(0.7))).map_err(pe)?;
+            chart
+                .draw_series(LineSeries::new(c.iter().copied(), col.mix(0.7)))
+                .map_err(pe)?;
         }
         // Histogram: 30 bins over the pooled draws.
-        let (lo, hi) = v.pooled.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+        let (lo, hi) = v
+            .pooled
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
         if !lo.is_finite() {
             continue;
         }
@@ -180,7 +233,10 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
         }
         let cmax = counts.iter().copied().max().unwrap_or(1) as f64;
         let mut h = ChartBuilder::on(&areas[2 * i + 1])
-            .caption(format!("{}: histogram after burn-in", v.name), ("sans-serif", 14))
+            .caption(
+                format!("{}: histogram after burn-in", v.name),
+                ("sans-serif", 14),
+            )
             .margin(6)
             .x_label_area_size(28)
             .y_label_area_size(50)
@@ -189,7 +245,10 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
         h.configure_mesh().y_desc("count").draw().map_err(pe)?;
         h.draw_series(counts.iter().enumerate().map(|(b, &c)| {
             let x = lo + b as f64 * width;
-            Rectangle::new([(x, 0.0), (x + width, c as f64)], COLORS[0].mix(0.6).filled())
+            Rectangle::new(
+                [(x, 0.0), (x + width, c as f64)],
+                COLORS[0].mix(0.6).filled(),
+            )
         }))
         .map_err(pe)?;
     }

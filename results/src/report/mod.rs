@@ -75,7 +75,10 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         }
     }
     tables.push(convergence_table(&m, &conv)?);
-    let mut report = format!("# {}\n\n{}\n\nProfile `{}`, code {}, seed {}.\n\n", m.name, m.description, m.profile, m.code_version, m.base_seed);
+    let mut report = format!(
+        "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}.\n\n",
+        m.name, m.description, m.profile, m.code_version, m.base_seed
+    );
     for t in &mut tables {
         let md = write_table(rd, t)?;
         report.push_str(&md);
@@ -87,10 +90,20 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
 }
 
 /// Post-burn-in draws of `scalar` for every chain of (cell, replicate): M chains × N draws.
-pub fn chain_draws(rd: &RunDir, m: &Manifest, cell: usize, replicate: u64, scalar: &str) -> Result<Vec<Vec<f64>>, ReportError> {
+pub fn chain_draws(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+    scalar: &str,
+) -> Result<Vec<Vec<f64>>, ReportError> {
     let burn_in = m.cells[cell].run.burn_in;
     let mut out = Vec::new();
-    for j in m.jobs.iter().filter(|j| j.cell == cell && j.replicate == replicate) {
+    for j in m
+        .jobs
+        .iter()
+        .filter(|j| j.cell == cell && j.replicate == replicate)
+    {
         if !rd.chain_done(&j.job_id) {
             continue;
         }
@@ -111,12 +124,21 @@ pub fn chain_draws(rd: &RunDir, m: &Manifest, cell: usize, replicate: u64, scala
 
 /// R-hat and ESS of every monitored scalar, worst over each cell's replicates.
 pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError> {
-    let reps = m.jobs.iter().map(|j| j.replicate).max().map_or(0, |r| r + 1);
+    let reps = m
+        .jobs
+        .iter()
+        .map(|j| j.replicate)
+        .max()
+        .map_or(0, |r| r + 1);
     let mut out = Convergence::new();
     for c in &m.cells {
         let mut row = Vec::new();
         for s in &m.monitor {
-            let mut worst = CellConvergence { rhat: f64::NAN, ess_bulk: f64::NAN, ess_tail: f64::NAN };
+            let mut worst = CellConvergence {
+                rhat: f64::NAN,
+                ess_bulk: f64::NAN,
+                ess_tail: f64::NAN,
+            };
             for r in 0..reps {
                 let draws = chain_draws(rd, m, c.index, r, s)?;
                 if draws.is_empty() {
@@ -124,7 +146,9 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
                 }
                 let n = draws.iter().map(Vec::len).min().unwrap_or(0);
                 let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
-                let Ok(d) = diagnostics::diagnose(&views) else { continue };
+                let Ok(d) = diagnostics::diagnose(&views) else {
+                    continue;
+                };
                 worst.rhat = nan_max(worst.rhat, d.rhat);
                 worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
                 worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
@@ -137,10 +161,22 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() { b } else if b.is_nan() { a } else { a.max(b) }
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        a.max(b)
+    }
 }
 fn nan_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() { b } else if b.is_nan() { a } else { a.min(b) }
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        a.min(b)
+    }
 }
 
 /// One row per cell: its axes, then R-hat, bulk and tail ESS of each monitored scalar.
@@ -169,7 +205,13 @@ pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
             }
         }
     }
-    let mut cols: Vec<Column> = vec![Series::new("cell".into(), cells.iter().map(|&c| c as u64).collect::<Vec<_>>()).into()];
+    let mut cols: Vec<Column> = vec![
+        Series::new(
+            "cell".into(),
+            cells.iter().map(|&c| c as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+    ];
     for n in names {
         let vals: Vec<String> = cells
             .iter()
@@ -191,11 +233,19 @@ pub fn json_text(v: &serde_json::Value) -> String {
 
 /// Append, for each monitored scalar, `rhat(s)`, `ess_bulk(s)`, `ess_tail(s)` for `cells`, and
 /// a `converged` column (`⚠` when any scalar is flagged).
-pub fn append_convergence(cols: &mut Vec<Column>, m: &Manifest, conv: &Convergence, cells: &[usize]) {
+pub fn append_convergence(
+    cols: &mut Vec<Column>,
+    m: &Manifest,
+    conv: &Convergence,
+    cells: &[usize],
+) {
     for (si, s) in m.monitor.iter().enumerate() {
         let get = |c: usize| conv.get(&c).and_then(|v| v.get(si)).map(|x| x.1);
         let f = |sel: fn(&CellConvergence) -> f64| -> Vec<f64> {
-            cells.iter().map(|&c| get(c).map_or(f64::NAN, |x| sel(&x))).collect()
+            cells
+                .iter()
+                .map(|&c| get(c).map_or(f64::NAN, |x| sel(&x)))
+                .collect()
         };
         cols.push(Series::new(format!("rhat({s})").into(), f(|x| x.rhat)).into());
         cols.push(Series::new(format!("ess_bulk({s})").into(), f(|x| x.ess_bulk)).into());
@@ -203,13 +253,26 @@ pub fn append_convergence(cols: &mut Vec<Column>, m: &Manifest, conv: &Convergen
     }
     let flags: Vec<&str> = cells
         .iter()
-        .map(|c| if conv.get(c).is_some_and(|v| v.iter().any(|(_, x)| x.flagged())) { "⚠" } else { "ok" })
+        .map(|c| {
+            if conv
+                .get(c)
+                .is_some_and(|v| v.iter().any(|(_, x)| x.flagged()))
+            {
+                "⚠"
+            } else {
+                "ok"
+            }
+        })
         .collect();
     cols.push(Series::new("converged".into(), flags).into());
 }
 
 fn convergence_summary(m: &Manifest, conv: &Convergence) -> String {
-    let flagged: Vec<usize> = conv.iter().filter(|(_, v)| v.iter().any(|(_, x)| x.flagged())).map(|(c, _)| *c).collect();
+    let flagged: Vec<usize> = conv
+        .iter()
+        .filter(|(_, v)| v.iter().any(|(_, x)| x.flagged()))
+        .map(|(c, _)| *c)
+        .collect();
     let mut s = String::from("## Convergence summary\n\n");
     if m.monitor.is_empty() {
         s.push_str("No scalars are monitored in this experiment.\n");
@@ -223,7 +286,11 @@ fn convergence_summary(m: &Manifest, conv: &Convergence) -> String {
         m.monitor.join(", ")
     );
     for c in flagged.iter().take(50) {
-        let axes: Vec<String> = m.cells[*c].axes.iter().map(|(k, v)| format!("{k}={}", json_text(v))).collect();
+        let axes: Vec<String> = m.cells[*c]
+            .axes
+            .iter()
+            .map(|(k, v)| format!("{k}={}", json_text(v)))
+            .collect();
         let why: Vec<String> = conv[c]
             .iter()
             .filter(|(_, x)| x.flagged())
@@ -232,7 +299,11 @@ fn convergence_summary(m: &Manifest, conv: &Convergence) -> String {
         let _ = writeln!(s, "- cell {c} ({}): {}", axes.join(", "), why.join("; "));
     }
     if flagged.len() > 50 {
-        let _ = writeln!(s, "- … and {} more (see convergence.csv)", flagged.len() - 50);
+        let _ = writeln!(
+            s,
+            "- … and {} more (see convergence.csv)",
+            flagged.len() - 50
+        );
     }
     s
 }
@@ -241,7 +312,10 @@ fn convergence_summary(m: &Manifest, conv: &Convergence) -> String {
 pub fn write_table(rd: &RunDir, t: &mut Table) -> Result<String, ReportError> {
     write_csv(&rd.tables_dir().join(format!("{}.csv", t.name)), &mut t.df)?;
     let md = markdown(t);
-    write_atomic(&rd.tables_dir().join(format!("{}.md", t.name)), md.as_bytes())?;
+    write_atomic(
+        &rd.tables_dir().join(format!("{}.md", t.name)),
+        md.as_bytes(),
+    )?;
     Ok(md)
 }
 
@@ -249,11 +323,19 @@ pub fn write_table(rd: &RunDir, t: &mut Table) -> Result<String, ReportError> {
 pub fn markdown(t: &Table) -> String {
     let df = &t.df;
     let mut s = format!("## {}\n\n", t.title);
-    let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     let _ = writeln!(s, "| {} |", names.join(" | "));
     let _ = writeln!(s, "|{}", names.iter().map(|_| "---|").collect::<String>());
     for i in 0..df.height() {
-        let cells: Vec<String> = df.columns().iter().map(|c| cell_text(c.get(i).ok())).collect();
+        let cells: Vec<String> = df
+            .columns()
+            .iter()
+            .map(|c| cell_text(c.get(i).ok()))
+            .collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
     for n in &t.notes {
@@ -293,7 +375,11 @@ pub fn fmt_f64(x: f64) -> String {
 /// Group `df` by `keys` and aggregate each of `values` into `<v>_mean` and `<v>_sd` (sample
 /// sd, n − 1), plus `count` (rows per group); sorted by `keys`.
 #[allow(deprecated)] // the eager group-by: polars is built without its lazy engine to keep cold builds short
-pub fn mean_sd_by(df: &DataFrame, keys: &[&str], values: &[&str]) -> Result<DataFrame, ReportError> {
+pub fn mean_sd_by(
+    df: &DataFrame,
+    keys: &[&str],
+    values: &[&str],
+) -> Result<DataFrame, ReportError> {
     let gb = df.group_by(keys.iter().copied())?;
     let mut out = gb.clone().select(values.iter().copied()).mean()?;
     let sd = gb.clone().select(values.iter().copied()).std(1)?;
@@ -304,7 +390,9 @@ pub fn mean_sd_by(df: &DataFrame, keys: &[&str], values: &[&str]) -> Result<Data
     }
     if let Some(first) = values.first() {
         let cnt = gb.select([*first]).count()?;
-        let mut c = cnt.column(&format!("{first}_count"))?.cast(&DataType::UInt64)?;
+        let mut c = cnt
+            .column(&format!("{first}_count"))?
+            .cast(&DataType::UInt64)?;
         c.rename("count".into());
         out.with_column(c)?;
     }
@@ -313,7 +401,13 @@ pub fn mean_sd_by(df: &DataFrame, keys: &[&str], values: &[&str]) -> Result<Data
 
 /// Column `name` of `df` as f64 values (nulls → NaN).
 pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
-    Ok(df.column(name)?.cast(&DataType::Float64)?.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+    Ok(df
+        .column(name)?
+        .cast(&DataType::Float64)?
+        .f64()?
+        .iter()
+        .map(|x| x.unwrap_or(f64::NAN))
+        .collect())
 }
 
 /// `mean ± sd` text.

@@ -8,7 +8,10 @@ use causeway_samplers::Matrix;
 use polars::prelude::*;
 
 use super::figures::{self, Line, Panel, TraceVar};
-use super::{Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws, f64s, json_text, mean_sd_by, pm};
+use super::{
+    Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws, f64s,
+    json_text, mean_sd_by, pm,
+};
 use crate::metrics::{auc, in_degree_error, mean_sd, structure_error, unpack_upper, zzt};
 use crate::rundir::{Manifest, RunDir, find};
 
@@ -17,11 +20,17 @@ fn param<'a>(m: &'a Manifest, cell: usize, key: &str) -> Option<&'a serde_json::
 }
 
 fn sampler_of(m: &Manifest, cell: usize) -> String {
-    param(m, cell, "sampler").map(json_text).unwrap_or_else(|| "gibbs".into())
+    param(m, cell, "sampler")
+        .map(json_text)
+        .unwrap_or_else(|| "gibbs".into())
 }
 
 fn replicates(m: &Manifest) -> u64 {
-    m.jobs.iter().map(|j| j.replicate).max().map_or(0, |r| r + 1)
+    m.jobs
+        .iter()
+        .map(|j| j.replicate)
+        .max()
+        .map_or(0, |r| r + 1)
 }
 
 /// Figure 3: for each true K, sampler and initialisation, mean ± sd over datasets of the
@@ -32,7 +41,11 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     let mut rep_col = Vec::new();
     let mut est_col = Vec::new();
     for c in &m.cells {
-        let scalar = if sampler_of(m, c.index) == "rjmcmc" { "k" } else { "k_plus" };
+        let scalar = if sampler_of(m, c.index) == "rjmcmc" {
+            "k"
+        } else {
+            "k_plus"
+        };
         for r in 0..replicates(m) {
             let draws = chain_draws(rd, m, c.index, r, scalar)?;
             let all: Vec<f64> = draws.into_iter().flatten().collect();
@@ -46,15 +59,36 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     }
     let long = df!("cell" => cell_col, "replicate" => rep_col, "posterior_mean_k" => est_col)?;
     let agg = mean_sd_by(&long, &["cell"], &["posterior_mean_k"])?;
-    let cells: Vec<usize> = agg.column("cell")?.u64()?.into_no_null_iter().map(|c| c as usize).collect();
+    let cells: Vec<usize> = agg
+        .column("cell")?
+        .u64()?
+        .into_no_null_iter()
+        .map(|c| c as usize)
+        .collect();
     let means = f64s(&agg, "posterior_mean_k_mean")?;
     let sds = f64s(&agg, "posterior_mean_k_sd")?;
     let true_k: Vec<f64> = cells
         .iter()
-        .map(|&c| m.cells[c].dataset.get("k_plus").and_then(|v| v.as_f64()).unwrap_or(f64::NAN))
+        .map(|&c| {
+            m.cells[c]
+                .dataset
+                .get("k_plus")
+                .and_then(|v| v.as_f64())
+                .unwrap_or(f64::NAN)
+        })
         .collect();
     let mut cols = axis_columns(m, &cells);
-    cols.push(Series::new("posterior mean of K (mean ± sd over datasets)".into(), means.iter().zip(&sds).map(|(a, b)| pm(*a, *b)).collect::<Vec<_>>()).into());
+    cols.push(
+        Series::new(
+            "posterior mean of K (mean ± sd over datasets)".into(),
+            means
+                .iter()
+                .zip(&sds)
+                .map(|(a, b)| pm(*a, *b))
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+    );
     cols.push(Series::new("mean".into(), means.clone()).into());
     cols.push(Series::new("sd".into(), sds.clone()).into());
     cols.push(agg.column("count")?.clone().with_name("datasets".into()));
@@ -70,11 +104,19 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         cells
             .iter()
             .enumerate()
-            .filter(|(_, c)| sampler_of(m, **c) == s && param(m, **c, "init").map(json_text).as_deref() == Some(init))
+            .filter(|(_, c)| {
+                sampler_of(m, **c) == s
+                    && param(m, **c, "init").map(json_text).as_deref() == Some(init)
+            })
             .map(|(i, _)| (true_k[i], means[i]))
             .collect()
     };
-    for (s, init) in [("gibbs", "empty"), ("gibbs", "random"), ("rjmcmc", "empty"), ("rjmcmc", "random")] {
+    for (s, init) in [
+        ("gibbs", "empty"),
+        ("gibbs", "random"),
+        ("rjmcmc", "empty"),
+        ("rjmcmc", "random"),
+    ] {
         let r = row(s, init);
         if r.is_empty() {
             continue;
@@ -89,22 +131,44 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     }
     // Figure.
     let mut lines = Vec::new();
-    for (s, init) in [("gibbs", "empty"), ("gibbs", "random"), ("rjmcmc", "empty"), ("rjmcmc", "random")] {
+    for (s, init) in [
+        ("gibbs", "empty"),
+        ("gibbs", "random"),
+        ("rjmcmc", "empty"),
+        ("rjmcmc", "random"),
+    ] {
         let pts: Vec<(f64, f64, f64)> = cells
             .iter()
             .enumerate()
-            .filter(|(_, c)| sampler_of(m, **c) == s && param(m, **c, "init").map(json_text).as_deref() == Some(init))
+            .filter(|(_, c)| {
+                sampler_of(m, **c) == s
+                    && param(m, **c, "init").map(json_text).as_deref() == Some(init)
+            })
             .map(|(i, _)| (true_k[i], means[i], sds[i]))
             .collect();
         if !pts.is_empty() {
-            lines.push(Line { name: format!("{s}, init {init}"), points: pts });
+            lines.push(Line {
+                name: format!("{s}, init {init}"),
+                points: pts,
+            });
         }
     }
     let max_k = true_k.iter().copied().fold(0.0, f64::max);
-    lines.push(Line { name: "truth".into(), points: (1..=max_k as usize).map(|k| (k as f64, k as f64, f64::NAN)).collect() });
+    lines.push(Line {
+        name: "truth".into(),
+        points: (1..=max_k as usize)
+            .map(|k| (k as f64, k as f64, f64::NAN))
+            .collect(),
+    });
     figures::line_panels(
         &rd.figures_dir().join("fig3_k_recovery.svg"),
-        &[Panel { title: "Figure 3: estimated vs true number of causes".into(), x_label: "true K".into(), y_label: "posterior mean of K".into(), log_x: false, lines }],
+        &[Panel {
+            title: "Figure 3: estimated vs true number of causes".into(),
+            x_label: "true K".into(),
+            y_label: "posterior mean of K".into(),
+            log_x: false,
+            lines,
+        }],
         1,
     )?;
     Ok(vec![Table {
@@ -161,15 +225,29 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
             let n = z.rows;
             let zt = zzt(&z.values, n, z.cols);
             let mut per_chain: Vec<Vec<(f64, f64, f64)>> = Vec::new();
-            for j in m.jobs.iter().filter(|j| j.cell == c.index && j.replicate == r) {
+            for j in m
+                .jobs
+                .iter()
+                .filter(|j| j.cell == c.index && j.replicate == r)
+            {
                 if !rd.chain_done(&j.job_id) {
                     continue;
                 }
                 let summary = rd.read_summary(&j.job_id)?;
-                let Some(draws) = find(&summary, "zzt_draws") else { continue };
+                let Some(draws) = find(&summary, "zzt_draws") else {
+                    continue;
+                };
                 let timing = rd.read_timing(&j.job_id)?;
-                let t_it: Vec<u64> = timing.column("iteration")?.u64()?.into_no_null_iter().collect();
-                let t_s: Vec<f64> = timing.column("elapsed_seconds")?.f64()?.into_no_null_iter().collect();
+                let t_it: Vec<u64> = timing
+                    .column("iteration")?
+                    .u64()?
+                    .into_no_null_iter()
+                    .collect();
+                let t_s: Vec<f64> = timing
+                    .column("elapsed_seconds")?
+                    .f64()?
+                    .into_no_null_iter()
+                    .collect();
                 per_chain.push(errors_at(draws, n, &zt, &cps, &t_it, &t_s));
             }
             if per_chain.is_empty() {
@@ -190,21 +268,79 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         "cell" => rows_cell, "replicate" => rows_rep, "iterations" => rows_it,
         "in_degree_error" => rows_in, "structure_error" => rows_st, "seconds" => rows_sec
     )?;
-    let agg = mean_sd_by(&long, &["cell", "iterations"], &["in_degree_error", "structure_error", "seconds"])?;
-    let cells: Vec<usize> = agg.column("cell")?.u64()?.into_no_null_iter().map(|c| c as usize).collect();
-    let its: Vec<u64> = agg.column("iterations")?.u64()?.into_no_null_iter().collect();
-    let (im, isd) = (f64s(&agg, "in_degree_error_mean")?, f64s(&agg, "in_degree_error_sd")?);
-    let (sm, ssd) = (f64s(&agg, "structure_error_mean")?, f64s(&agg, "structure_error_sd")?);
+    let agg = mean_sd_by(
+        &long,
+        &["cell", "iterations"],
+        &["in_degree_error", "structure_error", "seconds"],
+    )?;
+    let cells: Vec<usize> = agg
+        .column("cell")?
+        .u64()?
+        .into_no_null_iter()
+        .map(|c| c as usize)
+        .collect();
+    let its: Vec<u64> = agg
+        .column("iterations")?
+        .u64()?
+        .into_no_null_iter()
+        .collect();
+    let (im, isd) = (
+        f64s(&agg, "in_degree_error_mean")?,
+        f64s(&agg, "in_degree_error_sd")?,
+    );
+    let (sm, ssd) = (
+        f64s(&agg, "structure_error_mean")?,
+        f64s(&agg, "structure_error_sd")?,
+    );
     let (tm, tsd) = (f64s(&agg, "seconds_mean")?, f64s(&agg, "seconds_sd")?);
     let mut cols: Vec<Column> = vec![
-        Series::new("structure".into(), cells.iter().map(|&c| structure_label(m, c)).collect::<Vec<_>>()).into(),
-        Series::new("sampler".into(), cells.iter().map(|&c| sampler_of(m, c)).collect::<Vec<_>>()).into(),
+        Series::new(
+            "structure".into(),
+            cells
+                .iter()
+                .map(|&c| structure_label(m, c))
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "sampler".into(),
+            cells.iter().map(|&c| sampler_of(m, c)).collect::<Vec<_>>(),
+        )
+        .into(),
         Series::new("iterations".into(), its.clone()).into(),
-        Series::new("in-degree error".into(), im.iter().zip(&isd).map(|(a, b)| pm(*a, *b)).collect::<Vec<_>>()).into(),
-        Series::new("structure error".into(), sm.iter().zip(&ssd).map(|(a, b)| pm(*a, *b)).collect::<Vec<_>>()).into(),
-        Series::new("seconds".into(), tm.iter().zip(&tsd).map(|(a, b)| pm(*a, *b)).collect::<Vec<_>>()).into(),
+        Series::new(
+            "in-degree error".into(),
+            im.iter()
+                .zip(&isd)
+                .map(|(a, b)| pm(*a, *b))
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "structure error".into(),
+            sm.iter()
+                .zip(&ssd)
+                .map(|(a, b)| pm(*a, *b))
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "seconds".into(),
+            tm.iter()
+                .zip(&tsd)
+                .map(|(a, b)| pm(*a, *b))
+                .collect::<Vec<_>>(),
+        )
+        .into(),
     ];
-    for (n, v) in [("in_degree_mean", &im), ("in_degree_sd", &isd), ("structure_mean", &sm), ("structure_sd", &ssd), ("seconds_mean", &tm), ("seconds_sd", &tsd)] {
+    for (n, v) in [
+        ("in_degree_mean", &im),
+        ("in_degree_sd", &isd),
+        ("structure_mean", &sm),
+        ("structure_sd", &ssd),
+        ("seconds_mean", &tm),
+        ("seconds_sd", &tsd),
+    ] {
         cols.push(Series::new(n.into(), v.clone()).into());
     }
     cols.push(agg.column("count")?.clone().with_name("datasets".into()));
@@ -255,12 +391,20 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         seen
     };
     let mut panels = Vec::new();
-    for (metric, mean, sd) in [("seconds", &tm, &tsd), ("in-degree error", &im, &isd), ("structure error", &sm, &ssd)] {
+    for (metric, mean, sd) in [
+        ("seconds", &tm, &tsd),
+        ("in-degree error", &im, &isd),
+        ("structure error", &sm, &ssd),
+    ] {
         for s in &structs {
             let mut lines: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
             for i in 0..cells.len() {
                 if &structure_label(m, cells[i]) == s {
-                    lines.entry(sampler_of(m, cells[i])).or_default().push((its[i] as f64, mean[i], sd[i]));
+                    lines.entry(sampler_of(m, cells[i])).or_default().push((
+                        its[i] as f64,
+                        mean[i],
+                        sd[i],
+                    ));
                 }
             }
             panels.push(Panel {
@@ -268,11 +412,18 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                 x_label: "iterations".into(),
                 y_label: metric.into(),
                 log_x: true,
-                lines: lines.into_iter().map(|(name, points)| Line { name, points }).collect(),
+                lines: lines
+                    .into_iter()
+                    .map(|(name, points)| Line { name, points })
+                    .collect(),
             });
         }
     }
-    figures::line_panels(&rd.figures_dir().join("fig4_structure_recovery.svg"), &panels, structs.len().max(1))?;
+    figures::line_panels(
+        &rd.figures_dir().join("fig4_structure_recovery.svg"),
+        &panels,
+        structs.len().max(1),
+    )?;
     Ok(vec![Table {
         name: "fig4".into(),
         title: "Figure 4: recovering causal structure (mean ± sd over datasets)".into(),
@@ -283,7 +434,14 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
 
 /// `(in-degree error, structure error, seconds)` at each checkpoint for one chain.
 /// `draws`: R × N(N+1)/2 packed Z Zᵀ per iteration; `zt`: true Z Zᵀ (N × N).
-fn errors_at(draws: &Matrix, n: usize, zt: &[f64], cps: &[u64], t_it: &[u64], t_s: &[f64]) -> Vec<(f64, f64, f64)> {
+fn errors_at(
+    draws: &Matrix,
+    n: usize,
+    zt: &[f64],
+    cps: &[u64],
+    t_it: &[u64],
+    t_s: &[f64],
+) -> Vec<(f64, f64, f64)> {
     let p = draws.cols;
     let mut sum = vec![0.0; p];
     let mut out = Vec::with_capacity(cps.len());
@@ -299,7 +457,11 @@ fn errors_at(draws: &Matrix, n: usize, zt: &[f64], cps: &[u64], t_it: &[u64], t_
                 Some(k) => t_s[k],
                 None => f64::NAN,
             };
-            out.push((in_degree_error(zt, &full, n), structure_error(zt, &full, n), secs));
+            out.push((
+                in_degree_error(zt, &full, n),
+                structure_error(zt, &full, n),
+                secs,
+            ));
             next += 1;
         }
     }
@@ -315,7 +477,11 @@ fn errors_at(draws: &Matrix, n: usize, zt: &[f64], cps: &[u64], t_it: &[u64], t_
 pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let mut tables = Vec::new();
     for c in &m.cells {
-        let jobs: Vec<_> = m.jobs.iter().filter(|j| j.cell == c.index && rd.chain_done(&j.job_id)).collect();
+        let jobs: Vec<_> = m
+            .jobs
+            .iter()
+            .filter(|j| j.cell == c.index && rd.chain_done(&j.job_id))
+            .collect();
         if jobs.is_empty() {
             continue;
         }
@@ -330,27 +496,47 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 let v: Vec<f64> = v.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
                 chains.push(it.iter().map(|&i| i as f64).zip(v).collect::<Vec<_>>());
             }
-            let pooled: Vec<f64> = chain_draws(rd, m, c.index, 0, name)?.into_iter().flatten().collect();
-            vars.push(TraceVar { name: name.into(), chains, pooled });
+            let pooled: Vec<f64> = chain_draws(rd, m, c.index, 0, name)?
+                .into_iter()
+                .flatten()
+                .collect();
+            vars.push(TraceVar {
+                name: name.into(),
+                chains,
+                pooled,
+            });
         }
-        figures::trace_panels(&rd.figures_dir().join(format!("lucas_traces_cell{}.svg", c.index)), &vars)?;
+        figures::trace_panels(
+            &rd.figures_dir()
+                .join(format!("lucas_traces_cell{}.svg", c.index)),
+            &vars,
+        )?;
 
         // MAP over chains.
         let mut best: Option<(f64, Vec<Matrix>)> = None;
         for j in &jobs {
             let s = rd.read_summary(&j.job_id)?;
-            let lj = find(&s, "map_log_joint").map_or(f64::NEG_INFINITY, |x| x.values.first().copied().unwrap_or(f64::NEG_INFINITY));
+            let lj = find(&s, "map_log_joint").map_or(f64::NEG_INFINITY, |x| {
+                x.values.first().copied().unwrap_or(f64::NEG_INFINITY)
+            });
             if best.as_ref().is_none_or(|b| lj > b.0) {
                 best = Some((lj, s));
             }
         }
-        let Some((map_lj, summary)) = best else { continue };
-        let (Some(map_z), Some(y_mean)) = (find(&summary, "map_z"), find(&summary, "map_y_mean")) else { continue };
+        let Some((map_lj, summary)) = best else {
+            continue;
+        };
+        let (Some(map_z), Some(y_mean)) = (find(&summary, "map_z"), find(&summary, "map_y_mean"))
+        else {
+            continue;
+        };
         let data = rd.read_dataset(&c.dataset_id, 0)?;
         let names: Vec<String> = if map_z.row_names.len() == map_z.rows {
             map_z.row_names.clone()
         } else {
-            data.observed("x").map(|x| x.row_names.clone()).unwrap_or_default()
+            data.observed("x")
+                .map(|x| x.row_names.clone())
+                .unwrap_or_default()
         };
         let hidden = data.truth("hidden");
         let t = y_mean.cols;
@@ -360,13 +546,19 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
             for (k, row) in auc_kh.iter_mut().enumerate() {
                 let scores = &y_mean.values[k * t..(k + 1) * t];
                 for (hh, slot) in row.iter_mut().enumerate() {
-                    let labels: Vec<bool> = h.values[hh * h.cols..(hh + 1) * h.cols].iter().map(|v| *v > 0.5).collect();
+                    let labels: Vec<bool> = h.values[hh * h.cols..(hh + 1) * h.cols]
+                        .iter()
+                        .map(|v| *v > 0.5)
+                        .collect();
                     *slot = auc(scores, &labels, None);
                 }
             }
         }
         let children = |k: usize| -> Vec<String> {
-            (0..map_z.rows).filter(|&i| map_z.get(i, k) > 0.5).map(|i| names.get(i).cloned().unwrap_or_else(|| format!("x{i}"))).collect()
+            (0..map_z.rows)
+                .filter(|&i| map_z.get(i, k) > 0.5)
+                .map(|i| names.get(i).cloned().unwrap_or_else(|| format!("x{i}")))
+                .collect()
         };
         let hidden_names: Vec<String> = hidden.map(|h| h.row_names.clone()).unwrap_or_default();
         let mut cause = Vec::new();
@@ -376,8 +568,21 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         for k in 0..map_z.cols {
             cause.push(format!("cause {}", k + 1));
             kids.push(children(k).join(", "));
-            let (h, a) = auc_kh[k].iter().enumerate().fold((None, f64::NAN), |(bh, ba), (h, &a)| if a.is_finite() && (ba.is_nan() || a > ba) { (Some(h), a) } else { (bh, ba) });
-            best_match.push(h.and_then(|h| hidden_names.get(h).cloned()).unwrap_or_default());
+            let (h, a) =
+                auc_kh[k]
+                    .iter()
+                    .enumerate()
+                    .fold((None, f64::NAN), |(bh, ba), (h, &a)| {
+                        if a.is_finite() && (ba.is_nan() || a > ba) {
+                            (Some(h), a)
+                        } else {
+                            (bh, ba)
+                        }
+                    });
+            best_match.push(
+                h.and_then(|h| hidden_names.get(h).cloned())
+                    .unwrap_or_default(),
+            );
             best_auc.push(a);
         }
         let mut notes = vec![format!(
@@ -387,7 +592,12 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
             map_lj
         )];
         // Hidden columns: best-matching cause and recovery check.
-        let expected = m.reported.get("true_children").and_then(|v| v.as_object()).cloned().unwrap_or_default();
+        let expected = m
+            .reported
+            .get("true_children")
+            .and_then(|v| v.as_object())
+            .cloned()
+            .unwrap_or_default();
         let mut h_name = Vec::new();
         let mut h_cause = Vec::new();
         let mut h_auc = Vec::new();
@@ -397,7 +607,11 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         for (hh, hn) in hidden_names.iter().enumerate() {
             let (k, a) = (0..map_z.cols).fold((None, f64::NAN), |(bk, ba), k| {
                 let a = auc_kh[k][hh];
-                if a.is_finite() && (ba.is_nan() || a > ba) { (Some(k), a) } else { (bk, ba) }
+                if a.is_finite() && (ba.is_nan() || a > ba) {
+                    (Some(k), a)
+                } else {
+                    (bk, ba)
+                }
             });
             let ch = k.map(children).unwrap_or_default();
             let exp: Vec<String> = expected
@@ -407,11 +621,20 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 .unwrap_or_default();
             let rec = !exp.is_empty() && exp.iter().all(|e| ch.contains(e));
             h_name.push(hn.clone());
-            h_cause.push(k.map(|k| format!("cause {}", k + 1)).unwrap_or_else(|| "none".into()));
+            h_cause.push(
+                k.map(|k| format!("cause {}", k + 1))
+                    .unwrap_or_else(|| "none".into()),
+            );
             h_auc.push(a);
             h_children.push(ch.join(", "));
             h_expected.push(exp.join(", "));
-            h_recovered.push(if exp.is_empty() { "n/a" } else if rec { "yes" } else { "no" });
+            h_recovered.push(if exp.is_empty() {
+                "n/a"
+            } else if rec {
+                "yes"
+            } else {
+                "no"
+            });
             notes.push(format!(
                 "Measured: hidden {hn} best matches {} with AUC {:.3}; its children: [{}]; true children: [{}]; recovered: {}.",
                 h_cause.last().map(String::as_str).unwrap_or(""),
@@ -426,7 +649,8 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         append_convergence(&mut conv_cols, m, conv, &cells_v);
         tables.push(Table {
             name: format!("lucas_map_structure_cell{}", c.index),
-            title: "LUCAS: MAP structure (hidden causes and their children, Figure 6 analogue)".into(),
+            title: "LUCAS: MAP structure (hidden causes and their children, Figure 6 analogue)"
+                .into(),
             df: DataFrame::new_infer_height(vec![
                 Series::new("cause".into(), cause).into(),
                 Series::new("children".into(), kids).into(),

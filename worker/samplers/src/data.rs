@@ -24,7 +24,14 @@ impl Matrix {
     /// A matrix without row or column names. Panics never; a wrong length is the caller's bug and
     /// is caught by [`Matrix::check`].
     pub fn new(name: impl Into<String>, rows: usize, cols: usize, values: Vec<f64>) -> Self {
-        Matrix { name: name.into(), rows, cols, values, row_names: Vec::new(), col_names: Vec::new() }
+        Matrix {
+            name: name.into(),
+            rows,
+            cols,
+            values,
+            row_names: Vec::new(),
+            col_names: Vec::new(),
+        }
     }
 
     /// A 1 × 1 matrix.
@@ -49,10 +56,20 @@ impl Matrix {
             ));
         }
         if !self.row_names.is_empty() && self.row_names.len() != self.rows {
-            return Err(format!("matrix {}: {} row names for {} rows", self.name, self.row_names.len(), self.rows));
+            return Err(format!(
+                "matrix {}: {} row names for {} rows",
+                self.name,
+                self.row_names.len(),
+                self.rows
+            ));
         }
         if !self.col_names.is_empty() && self.col_names.len() != self.cols {
-            return Err(format!("matrix {}: {} column names for {} columns", self.name, self.col_names.len(), self.cols));
+            return Err(format!(
+                "matrix {}: {} column names for {} columns",
+                self.name,
+                self.col_names.len(),
+                self.cols
+            ));
         }
         Ok(())
     }
@@ -89,7 +106,9 @@ impl DataContext {
     /// experiment cannot make causeway read files outside the directory the user named.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf, String> {
         let p = Path::new(relative);
-        if p.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        if p.components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
             return Err(format!(
                 "data path {relative:?} must be relative to the data directory {} and must not contain '..'",
                 self.data_dir.display()

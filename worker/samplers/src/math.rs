@@ -23,7 +23,11 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
 
 /// `log(1 - exp(x))` for `x ≤ 0`, accurate near both ends (Mächler 2012).
 pub fn log1m_exp(x: f64) -> f64 {
-    if x > -std::f64::consts::LN_2 { (-x.exp_m1()).ln() } else { (-x.exp()).ln_1p() }
+    if x > -std::f64::consts::LN_2 {
+        (-x.exp_m1()).ln()
+    } else {
+        (-x.exp()).ln_1p()
+    }
 }
 
 /// Sample an index with probabilities proportional to `exp(logw)`, given `u ~ U(0,1)`.

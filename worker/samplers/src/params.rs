@@ -19,16 +19,26 @@ pub struct ParamError {
 
 impl ParamError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ParamError { path: path.into(), message: message.into() }
+        ParamError {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
 /// Deserialize `value` (the cell's `section`) into `T`, reporting the failing field's path.
 /// Use `#[serde(deny_unknown_fields)]` on `T` so unknown keys are refused with the allowed ones.
-pub fn parse<T: DeserializeOwned>(section: &str, value: &serde_json::Value) -> Result<T, ParamError> {
+pub fn parse<T: DeserializeOwned>(
+    section: &str,
+    value: &serde_json::Value,
+) -> Result<T, ParamError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
-        let path = if inner == "." || inner.is_empty() { section.to_string() } else { format!("{section}.{inner}") };
+        let path = if inner == "." || inner.is_empty() {
+            section.to_string()
+        } else {
+            format!("{section}.{inner}")
+        };
         ParamError::new(path, e.into_inner().to_string())
     })
 }
@@ -38,7 +48,10 @@ pub fn check_open_unit(path: &str, x: f64) -> Result<(), ParamError> {
     if x > 0.0 && x < 1.0 {
         Ok(())
     } else {
-        Err(ParamError::new(path, format!("{x} is out of range: allowed values are 0 < x < 1")))
+        Err(ParamError::new(
+            path,
+            format!("{x} is out of range: allowed values are 0 < x < 1"),
+        ))
     }
 }
 
@@ -47,7 +60,10 @@ pub fn check_positive(path: &str, x: f64) -> Result<(), ParamError> {
     if x > 0.0 && x.is_finite() {
         Ok(())
     } else {
-        Err(ParamError::new(path, format!("{x} is out of range: allowed values are x > 0")))
+        Err(ParamError::new(
+            path,
+            format!("{x} is out of range: allowed values are x > 0"),
+        ))
     }
 }
 
@@ -56,7 +72,10 @@ pub fn check_range_usize(path: &str, n: usize, lo: usize, hi: usize) -> Result<(
     if (lo..=hi).contains(&n) {
         Ok(())
     } else {
-        Err(ParamError::new(path, format!("{n} is out of range: allowed values are {lo}..={hi}")))
+        Err(ParamError::new(
+            path,
+            format!("{n} is out of range: allowed values are {lo}..={hi}"),
+        ))
     }
 }
 
@@ -76,7 +95,10 @@ mod tests {
         let e = parse::<P>("params", &serde_json::json!({"lambda": "x"})).unwrap_err();
         assert_eq!(e.path, "params.lambda");
         let e = parse::<P>("params", &serde_json::json!({"lambda": 0.5, "lamda": 1})).unwrap_err();
-        assert!(e.message.contains("lamda") && e.message.contains("lambda"), "{e}");
+        assert!(
+            e.message.contains("lamda") && e.message.contains("lambda"),
+            "{e}"
+        );
         assert!(check_open_unit("params.lambda", 1.0).is_err());
     }
 }

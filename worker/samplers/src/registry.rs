@@ -25,19 +25,42 @@ pub trait Model: Send + Sync {
 
     /// Build replicate data for the `dataset` spec: generate it from `rng` (synthetic) or read
     /// it from `ctx` (real data). Runs on the coordinator, never on a worker.
-    fn dataset(&self, dataset: &Value, ctx: &DataContext, rng: &mut ChainRng) -> Result<Dataset, ParamError>;
+    fn dataset(
+        &self,
+        dataset: &Value,
+        ctx: &DataContext,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError>;
 
     /// Build the sampler for one chain from the cell's `params` and the observed data.
-    fn sampler(&self, params: &Value, data: &Dataset, rng: &mut ChainRng) -> Result<Box<dyn Sampler>, SamplerError>;
+    fn sampler(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+    ) -> Result<Box<dyn Sampler>, SamplerError>;
 }
 
 /// Every model causeway knows.
-pub static MODELS: &[&dyn Model] = &[&crate::wood2006::Wood2006, &crate::kurutmaz2019::Kurutmaz2019];
+pub static MODELS: &[&dyn Model] = &[
+    &crate::wood2006::Wood2006,
+    &crate::kurutmaz2019::Kurutmaz2019,
+];
 
 /// Look a model up by name. The error lists the allowed names.
 pub fn model(name: &str) -> Result<&'static dyn Model, ParamError> {
-    MODELS.iter().copied().find(|m| m.name() == name).ok_or_else(|| {
-        let names: Vec<&str> = MODELS.iter().map(|m| m.name()).collect();
-        ParamError::new("model", format!("unknown model {name:?}: allowed values are {}", names.join(", ")))
-    })
+    MODELS
+        .iter()
+        .copied()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = MODELS.iter().map(|m| m.name()).collect();
+            ParamError::new(
+                "model",
+                format!(
+                    "unknown model {name:?}: allowed values are {}",
+                    names.join(", ")
+                ),
+            )
+        })
 }

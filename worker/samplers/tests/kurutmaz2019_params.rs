@@ -311,7 +311,12 @@ fn every_method_runs_through_the_registry() {
     let m = model("kurutmaz2019").unwrap();
     let data = m.dataset(&json!({"kind": "synthetic", "hypothesis": "a_to_b", "n_latent": 2, "n_observations": 9, "setting": 20}), &ctx(), &mut rng(3)).unwrap();
     // (params, iterations, trace names, summary (name, rows, cols)).
-    type Case = (Value, u64, Vec<&'static str>, Vec<(&'static str, usize, usize)>);
+    type Case = (
+        Value,
+        u64,
+        Vec<&'static str>,
+        Vec<(&'static str, usize, usize)>,
+    );
     let cases: Vec<Case> = vec![
         (
             json!({"method": "exact", "hypothesis": "a_to_b", "n_latent": 2, "setting": 20}),

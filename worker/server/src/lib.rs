@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
-use causeway_proto::v1::{ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, chain_event};
+use causeway_proto::v1::{
+    ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, chain_event,
+};
 use causeway_samplers::{ChainOutput, Dataset, Matrix, RunSpec, chain_rng, registry, run_chain};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
@@ -61,23 +63,52 @@ impl WorkerService {
     /// A worker called `id` that runs up to `slots` chains at once.
     pub fn new(id: impl Into<String>, slots: u32) -> Self {
         let n = slots.max(1);
-        WorkerService { id: id.into(), slots: Arc::new(Semaphore::new(n as usize)), n_slots: n }
+        WorkerService {
+            id: id.into(),
+            slots: Arc::new(Semaphore::new(n as usize)),
+            n_slots: n,
+        }
     }
 
     /// The tonic server wrapper, with message limits large enough for real datasets.
     pub fn into_server(self) -> WorkerServer<Self> {
-        WorkerServer::new(self).max_decoding_message_size(256 << 20).max_encoding_message_size(256 << 20)
+        WorkerServer::new(self)
+            .max_decoding_message_size(256 << 20)
+            .max_encoding_message_size(256 << 20)
     }
 }
 
 /// Everything that can go wrong before a chain starts, as the reason in a failed result.
-fn prepare(job: &Job) -> Result<(&'static dyn registry::Model, serde_json::Value, RunSpec, Dataset), String> {
+fn prepare(
+    job: &Job,
+) -> Result<
+    (
+        &'static dyn registry::Model,
+        serde_json::Value,
+        RunSpec,
+        Dataset,
+    ),
+    String,
+> {
     let model = registry::model(&job.model).map_err(|e| e.to_string())?;
     let params: serde_json::Value =
         serde_json::from_str(&job.params_json).map_err(|e| format!("params_json: {e}"))?;
     let run: RunSpec = serde_json::from_str(&job.run_json).map_err(|e| format!("run_json: {e}"))?;
-    let observed = job.observed.iter().cloned().map(matrix_from_wire).collect::<Result<Vec<_>, _>>()?;
-    Ok((model, params, run, Dataset { observed, truth: Vec::new() }))
+    let observed = job
+        .observed
+        .iter()
+        .cloned()
+        .map(matrix_from_wire)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((
+        model,
+        params,
+        run,
+        Dataset {
+            observed,
+            truth: Vec::new(),
+        },
+    ))
 }
 
 /// Run one job to a result, synchronously. Used by the gRPC handler on a blocking thread, and
@@ -94,10 +125,14 @@ pub fn execute(job: &Job, worker_id: &str, progress: &mut dyn FnMut(u64, u64)) -
         Ok(x) => x,
         Err(e) => return failed(e),
     };
-    let Some(seed) = job.seed else { return failed("job has no seed".into()) };
+    let Some(seed) = job.seed else {
+        return failed("job has no seed".into());
+    };
     let mut rng = chain_rng(seed.base_seed, seed.cell, seed.replicate, seed.chain);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut sampler = model.sampler(&params, &data, &mut rng).map_err(|e| e.to_string())?;
+        let mut sampler = model
+            .sampler(&params, &data, &mut rng)
+            .map_err(|e| e.to_string())?;
         run_chain(sampler.as_mut(), &run, &mut rng, progress).map_err(|e| e.to_string())
     }));
     match outcome {
@@ -143,7 +178,10 @@ impl Worker for WorkerService {
             protocol_version: PROTOCOL_VERSION,
             worker_id: self.id.clone(),
             code_version: CODE_VERSION.to_string(),
-            models: registry::MODELS.iter().map(|m| m.name().to_string()).collect(),
+            models: registry::MODELS
+                .iter()
+                .map(|m| m.name().to_string())
+                .collect(),
             slots: self.n_slots,
         }))
     }
@@ -174,12 +212,16 @@ impl Worker for WorkerService {
                 // At most ~5 progress events a second; never block the chain on a slow reader.
                 if done == total || last.elapsed() >= Duration::from_millis(200) {
                     last = Instant::now();
-                    let ev = ChainEvent { event: Some(chain_event::Event::Progress(Progress { done, total })) };
+                    let ev = ChainEvent {
+                        event: Some(chain_event::Event::Progress(Progress { done, total })),
+                    };
                     let _ = progress_tx.try_send(Ok(ev));
                 }
             };
             let result = execute(&job, &id, &mut progress);
-            let _ = tx.blocking_send(Ok(ChainEvent { event: Some(chain_event::Event::Result(result)) }));
+            let _ = tx.blocking_send(Ok(ChainEvent {
+                event: Some(chain_event::Event::Result(result)),
+            }));
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
