@@ -226,6 +226,25 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let dispatcher = tokio::spawn(dispatch::dispatch(handles, pending, opts.dispatch, tx));
     let mut ok = 0usize;
     let mut seen = 0usize;
+    // Results are written on blocking threads as they arrive, several at once, so the store
+    // never serialises the workers.
+    let mut writes: tokio::task::JoinSet<(usize, Result<(), String>)> = tokio::task::JoinSet::new();
+    let mut settle = |statuses: &mut Vec<JobStatus>,
+                      ok: &mut usize,
+                      index: usize,
+                      stored: Result<(), String>| {
+        let st = &mut statuses[index];
+        match stored {
+            Ok(()) => {
+                st.state = "done".into();
+                *ok += 1;
+            }
+            Err(e) => {
+                st.state = "failed".into();
+                st.error = format!("storing the result: {e}");
+            }
+        }
+    };
     while let Some(outcome) = rx.recv().await {
         seen += 1;
         match outcome {
@@ -240,21 +259,15 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 if result.ok {
                     let job_id = result.job_id.clone();
                     let rd2 = rd.clone();
-                    let stored = tokio::task::spawn_blocking(move || {
-                        let out = output_from_result(result)?;
-                        rd2.write_chain(&job_id, &out).map_err(|e| e.to_string())
-                    })
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| r);
-                    match stored {
-                        Ok(()) => {
-                            st.state = "done".into();
-                            ok += 1;
-                        }
-                        Err(e) => {
-                            st.state = "failed".into();
-                            st.error = format!("storing the result: {e}");
+                    writes.spawn_blocking(move || {
+                        let stored = output_from_result(result).and_then(|out| {
+                            rd2.write_chain(&job_id, &out).map_err(|e| e.to_string())
+                        });
+                        (index, stored)
+                    });
+                    while writes.len() > 8 {
+                        if let Some(Ok((i, r))) = writes.join_next().await {
+                            settle(&mut statuses, &mut ok, i, r);
                         }
                     }
                 } else {
@@ -279,6 +292,12 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         bar.inc(1);
         if seen == n_pending {
             break;
+        }
+    }
+    while let Some(joined) = writes.join_next().await {
+        match joined {
+            Ok((i, r)) => settle(&mut statuses, &mut ok, i, r),
+            Err(e) => tracing::error!("a result writer stopped: {e}"),
         }
     }
     let _ = dispatcher.await;

@@ -233,7 +233,8 @@ pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), tonic::transport::Error> {
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    // TCP_NODELAY: a chain's last frames must not wait out Nagle + delayed ACK (~40 ms each).
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     tonic::transport::Server::builder()
         .add_service(service.into_server())
         .serve_with_incoming_shutdown(incoming, shutdown)
