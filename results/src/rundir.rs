@@ -341,14 +341,14 @@ pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
     let strings = |s: Option<Series>| -> Result<Vec<String>, StoreError> {
         match s {
             None => Ok(Vec::new()),
-            Some(s) => Ok(s.str().map_err(pl_err(path))?.into_iter().map(|v| v.unwrap_or("").to_string()).collect()),
+            Some(s) => Ok(s.str().map_err(pl_err(path))?.iter().map(|v| v.unwrap_or("").to_string()).collect()),
         }
     };
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let vals: Vec<f64> = match values.get_as_series(i) {
             None => Vec::new(),
-            Some(s) => s.f64().map_err(pl_err(path))?.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+            Some(s) => s.f64().map_err(pl_err(path))?.iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
         };
         let m = Matrix {
             name: name.get(i).unwrap_or("").to_string(),

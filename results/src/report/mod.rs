@@ -96,11 +96,11 @@ pub fn chain_draws(rd: &RunDir, m: &Manifest, cell: usize, replicate: u64, scala
         }
         let df = rd.read_trace(&j.job_id)?;
         let Ok(col) = df.column(scalar) else { continue };
-        let it = df.column("iteration")?.u64()?.clone();
+        let it = df.column("iteration")?.u64()?;
         let v = col.f64()?;
         let draws: Vec<f64> = it
-            .into_iter()
-            .zip(v)
+            .iter()
+            .zip(v.iter())
             .filter(|(i, _)| i.unwrap_or(0) > burn_in)
             .map(|(_, x)| x.unwrap_or(f64::NAN))
             .collect();
@@ -292,6 +292,7 @@ pub fn fmt_f64(x: f64) -> String {
 
 /// Group `df` by `keys` and aggregate each of `values` into `<v>_mean` and `<v>_sd` (sample
 /// sd, n − 1), plus `count` (rows per group); sorted by `keys`.
+#[allow(deprecated)] // the eager group-by: polars is built without its lazy engine to keep cold builds short
 pub fn mean_sd_by(df: &DataFrame, keys: &[&str], values: &[&str]) -> Result<DataFrame, ReportError> {
     let gb = df.group_by(keys.iter().copied())?;
     let mut out = gb.clone().select(values.iter().copied()).mean()?;
@@ -312,7 +313,7 @@ pub fn mean_sd_by(df: &DataFrame, keys: &[&str], values: &[&str]) -> Result<Data
 
 /// Column `name` of `df` as f64 values (nulls → NaN).
 pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
-    Ok(df.column(name)?.cast(&DataType::Float64)?.f64()?.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+    Ok(df.column(name)?.cast(&DataType::Float64)?.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect())
 }
 
 /// `mean ± sd` text.

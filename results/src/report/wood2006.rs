@@ -56,7 +56,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     let mut cols = axis_columns(m, &cells);
     cols.push(Series::new("posterior mean of K (mean ± sd over datasets)".into(), means.iter().zip(&sds).map(|(a, b)| pm(*a, *b)).collect::<Vec<_>>()).into());
     cols.push(Series::new("mean".into(), means.clone()).into());
-    cols.push(Series::new("sd".into(), sds).into());
+    cols.push(Series::new("sd".into(), sds.clone()).into());
     cols.push(agg.column("count")?.clone().with_name("datasets".into()));
     append_convergence(&mut cols, m, conv, &cells);
 
@@ -327,7 +327,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 let df = rd.read_trace(&j.job_id)?;
                 let Ok(v) = df.column(name) else { continue };
                 let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
-                let v: Vec<f64> = v.f64()?.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect();
+                let v: Vec<f64> = v.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
                 chains.push(it.iter().map(|&i| i as f64).zip(v).collect::<Vec<_>>());
             }
             let pooled: Vec<f64> = chain_draws(rd, m, c.index, 0, name)?.into_iter().flatten().collect();
