@@ -1418,6 +1418,8 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut sp_r = Vec::new();
     let mut sp_margin = Vec::new();
     let mut sp_thesis = Vec::new();
+    let mut sp_which: Vec<String> = Vec::new();
+    let mut sp_none: Vec<String> = Vec::new();
     let thesis_spurious: Vec<u64> = reported(m, &["spurious_pairs"])
         .and_then(serde_json::Value::as_array)
         .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())
@@ -1533,12 +1535,35 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 cv_rows.push((method.clone(), summarize_cv(&[]), sc.pairs.len()));
             }
         }
-        // Spurious pairs and ROC at the best setting.
+        // Spurious pairs at our best setting and at the thesis's best (if it is in the grid).
+        let thesis_best = reported(m, &["best_setting"])
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|t| sc.settings.iter().position(|s| *s as u64 == t));
+        let mut which: Vec<(usize, &str)> = Vec::new();
         if let Some(bi) = best {
-            for pi in sc.spurious(bi) {
+            which.push((bi, "ours"));
+        }
+        if let Some(ti) = thesis_best {
+            if Some(ti) == best {
+                which[0].1 = "ours = thesis's";
+            } else {
+                which.push((ti, "thesis's"));
+            }
+        }
+        for (bi, label) in &which {
+            let bi = *bi;
+            let found = sc.spurious(bi);
+            if found.is_empty() {
+                sp_none.push(format!(
+                    "{method} at setting {} ({label} best)",
+                    sc.settings[bi]
+                ));
+            }
+            for pi in found {
                 let p = &sc.pairs[pi];
                 let b = sc.best[bi][pi];
                 sp_method.push(method.clone());
+                sp_which.push(label.to_string());
                 sp_setting.push(sc.settings[bi] as u64);
                 sp_pair.push(p.pair.clone());
                 sp_orig.push(u64::from(p.original_id));
@@ -1551,6 +1576,9 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                     "no"
                 });
             }
+        }
+        // ROC at our best setting.
+        if let Some(bi) = best {
             let (s, l, w) = sc.roc_inputs(bi, &all);
             let a = auc(&s, &l, Some(&w));
             panels.push(Panel {
@@ -1711,6 +1739,7 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         title: "§5.4 / Fig. 5.3: pairs whose best hypothesis is spurious at the best setting".into(),
         df: DataFrame::new_infer_height(vec![
             Series::new("method".into(), sp_method).into(),
+            Series::new("best setting".into(), sp_which).into(),
             Series::new("setting".into(), sp_setting).into(),
             Series::new("cdt pair".into(), sp_pair).into(),
             Series::new("original pair".into(), sp_orig).into(),
@@ -1719,11 +1748,19 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
             Series::new("ln p(∧) − max ln p(causal)".into(), sp_margin).into(),
             Series::new("listed by the thesis".into(), sp_thesis).into(),
         ])?,
-        notes: vec![format!(
-            "Best setting: the highest weighted direction accuracy over all pairs (Table 5.2). Thesis: at its best setting both SMC and VB call pairs {:?} \
-             (original numbering) spurious, pair 98 with R = 1.",
-            thesis_spurious
-        )],
+        notes: {
+            let mut n = vec![format!(
+                "Best setting: ours is the highest weighted direction accuracy over all pairs (Table 5.2); the thesis's is setting {}. \
+                 Decision: argmax over the three hypotheses of max over R (ties in the order →, ←, ∧). Thesis: at its best setting both SMC and VB \
+                 call pairs {:?} (original numbering) spurious, pair 98 \"with R = 1\" (the author's stored SMC values give R = 5 for all four).",
+                reported(m, &["best_setting"]).map(json_text).unwrap_or_else(|| "?".into()),
+                thesis_spurious
+            )];
+            if !sp_none.is_empty() {
+                n.push(format!("No pair is called spurious by {}.", sp_none.join("; ")));
+            }
+            n
+        },
     });
     if !panels.is_empty() {
         let n = panels.len();
