@@ -14,6 +14,7 @@ use crate::diagnostics;
 use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
 
 pub mod figures;
+pub mod kurutmaz2019;
 pub mod wood2006;
 
 /// R-hat above this flags a cell (Vehtari et al. 2021).
@@ -71,6 +72,10 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
             "wood2006.fig3" => tables.extend(wood2006::fig3(rd, &m, &conv)?),
             "wood2006.fig4" => tables.extend(wood2006::fig4(rd, &m, &conv)?),
             "wood2006.lucas" => tables.extend(wood2006::lucas(rd, &m, &conv)?),
+            "kurutmaz2019.toy" => tables.extend(kurutmaz2019::toy(rd, &m)?),
+            "kurutmaz2019.synthetic" => tables.extend(kurutmaz2019::synthetic(rd, &m)?),
+            "kurutmaz2019.cep" => tables.extend(kurutmaz2019::cep(rd, &m)?),
+            "kurutmaz2019.abalone" => tables.extend(kurutmaz2019::abalone(rd, &m, &conv)?),
             other => return Err(ReportError::Other(format!("unknown report kind {other:?}"))),
         }
     }
@@ -195,7 +200,8 @@ fn convergence_table(m: &Manifest, conv: &Convergence) -> Result<Table, ReportEr
     })
 }
 
-/// Columns `cell` and one per grid axis (values as text) for the given cells.
+/// Columns `cell` and one per grid axis (values as text) for the given cells, named by the
+/// axis path's last component, or by the full path where two axes share that component.
 pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
     let mut names: Vec<String> = Vec::new();
     for c in &m.cells {
@@ -212,12 +218,20 @@ pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
         )
         .into(),
     ];
-    for n in names {
+    let short_of = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
+    for n in &names {
         let vals: Vec<String> = cells
             .iter()
-            .map(|&c| m.cells[c].axes.get(&n).map(json_text).unwrap_or_default())
+            .map(|&c| m.cells[c].axes.get(n).map(json_text).unwrap_or_default())
             .collect();
-        let short = n.rsplit('.').next().unwrap_or(&n).to_string();
+        // The last path component, unless two axes share it (e.g. `dataset.setting` and
+        // `params.setting`): then the full path, so column names stay unique.
+        let short = short_of(n);
+        let short = if names.iter().filter(|o| short_of(o) == short).count() > 1 {
+            n.clone()
+        } else {
+            short
+        };
         cols.push(Series::new(short.into(), vals).into());
     }
     cols
