@@ -229,7 +229,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     // Results are written on blocking threads as they arrive, several at once, so the store
     // never serialises the workers.
     let mut writes: tokio::task::JoinSet<(usize, Result<(), String>)> = tokio::task::JoinSet::new();
-    let mut settle = |statuses: &mut Vec<JobStatus>,
+    let settle = |statuses: &mut Vec<JobStatus>,
                       ok: &mut usize,
                       index: usize,
                       stored: Result<(), String>| {
