@@ -230,9 +230,9 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     // never serialises the workers.
     let mut writes: tokio::task::JoinSet<(usize, Result<(), String>)> = tokio::task::JoinSet::new();
     let settle = |statuses: &mut Vec<JobStatus>,
-                      ok: &mut usize,
-                      index: usize,
-                      stored: Result<(), String>| {
+                  ok: &mut usize,
+                  index: usize,
+                  stored: Result<(), String>| {
         let st = &mut statuses[index];
         match stored {
             Ok(()) => {
