@@ -424,6 +424,12 @@ pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
         .collect())
 }
 
+/// A text column of `mean ± sd` pairs.
+pub fn pm_column(name: &str, means: &[f64], sds: &[f64]) -> Column {
+    let text: Vec<String> = means.iter().zip(sds).map(|(a, b)| pm(*a, *b)).collect();
+    Series::new(name.into(), text).into()
+}
+
 /// `mean ± sd` text.
 pub fn pm(mean: f64, sd: f64) -> String {
     format!("{} ± {}", fmt_f64(mean), fmt_f64(sd))

@@ -10,7 +10,7 @@ use polars::prelude::*;
 use super::figures::{self, Line, Panel, TraceVar};
 use super::{
     Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws, f64s,
-    json_text, mean_sd_by, pm,
+    json_text, mean_sd_by, pm_column,
 };
 use crate::metrics::{auc, in_degree_error, mean_sd, structure_error, unpack_upper, zzt};
 use crate::rundir::{Manifest, RunDir, find};
@@ -78,17 +78,11 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         })
         .collect();
     let mut cols = axis_columns(m, &cells);
-    cols.push(
-        Series::new(
-            "posterior mean of K (mean ± sd over datasets)".into(),
-            means
-                .iter()
-                .zip(&sds)
-                .map(|(a, b)| pm(*a, *b))
-                .collect::<Vec<_>>(),
-        )
-        .into(),
-    );
+    cols.push(pm_column(
+        "posterior mean of K (mean ± sd over datasets)",
+        &means,
+        &sds,
+    ));
     cols.push(Series::new("mean".into(), means.clone()).into());
     cols.push(Series::new("sd".into(), sds.clone()).into());
     cols.push(agg.column("count")?.clone().with_name("datasets".into()));
@@ -308,30 +302,9 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         )
         .into(),
         Series::new("iterations".into(), its.clone()).into(),
-        Series::new(
-            "in-degree error".into(),
-            im.iter()
-                .zip(&isd)
-                .map(|(a, b)| pm(*a, *b))
-                .collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new(
-            "structure error".into(),
-            sm.iter()
-                .zip(&ssd)
-                .map(|(a, b)| pm(*a, *b))
-                .collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new(
-            "seconds".into(),
-            tm.iter()
-                .zip(&tsd)
-                .map(|(a, b)| pm(*a, *b))
-                .collect::<Vec<_>>(),
-        )
-        .into(),
+        pm_column("in-degree error", &im, &isd),
+        pm_column("structure error", &sm, &ssd),
+        pm_column("seconds", &tm, &tsd),
     ];
     for (n, v) in [
         ("in_degree_mean", &im),
