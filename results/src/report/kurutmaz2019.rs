@@ -864,6 +864,9 @@ pub fn log_z_stats(logs: &[f64]) -> LogZStats {
     }
 }
 
+/// Per (hypothesis, R) of the toy figure: SMC `(J, stats)` points, and the VB stats.
+type ToySeries = (Vec<(f64, LogZStats)>, Option<LogZStats>);
+
 /// §5.2, Fig. 5.1: for each hypothesis and R, the exact ln p(x) (enumeration, eq. 5.1), the SMC
 /// estimates for each J (mean ± sd of ln Ẑ, its 2.5–97.5% interval, ln of the mean Ẑ with a
 /// delta-method 95% interval), and the VB ELBO (maximum and mean over runs), all over the
@@ -916,8 +919,7 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut keys: BTreeSet<(usize, usize)> = exact.keys().copied().collect();
     keys.extend(est.keys().map(|k| (k.0, k.1)));
     // Figure series: per (h, R): (J, stats) for smc; vb stats.
-    let mut fig: BTreeMap<(usize, usize), (Vec<(f64, LogZStats)>, Option<LogZStats>)> =
-        BTreeMap::new();
+    let mut fig: BTreeMap<(usize, usize), ToySeries> = BTreeMap::new();
     let mut coverage = (0usize, 0usize);
     for (h, r) in keys {
         let ex = exact.get(&(h, r)).copied().unwrap_or(f64::NAN);
