@@ -29,6 +29,12 @@ fn ar1(m: usize, n: usize, rho: f64, seed: u64) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// Equal up to rounding: `diagnose` shares FFTs between two ESS computations, which changes
+/// the last bits only.
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+}
+
 fn slices(v: &[Vec<f64>]) -> Vec<&[f64]> {
     v.iter().map(Vec::as_slice).collect()
 }
@@ -167,9 +173,9 @@ fn tail_quantile_pair_is_a_parameter() {
     let default = ess_tail(&d, TailProbs::default(), false);
     let arviz_stats = ess_tail(&d, TailProbs::new(0.11, 0.89).unwrap(), false);
     assert_eq!(default, diagnose(&c).unwrap().ess_tail);
-    assert_eq!(
+    close(
         arviz_stats,
-        diagnose_draws(&d, TailProbs::new(0.89, 0.11).unwrap()).ess_tail
+        diagnose_draws(&d, TailProbs::new(0.89, 0.11).unwrap()).ess_tail,
     );
     assert_ne!(default, arviz_stats);
 }
@@ -183,10 +189,10 @@ fn diagnose_matches_individual_functions_on_large_odd_input() {
     let all = diagnose(&c).unwrap();
     assert_eq!(all.rhat, rhat(&d));
     assert_eq!(all.rhat_split, rhat_split(&d));
-    assert_eq!(all.ess_bulk, ess_bulk(&d, false));
-    assert_eq!(all.ess_tail, ess_tail(&d, TailProbs::default(), false));
-    assert_eq!(all.ess_mean, ess_mean(&d, false));
-    assert_eq!(all.mcse_mean, mcse_mean(&d));
+    close(all.ess_bulk, ess_bulk(&d, false));
+    close(all.ess_tail, ess_tail(&d, TailProbs::default(), false));
+    close(all.ess_mean, ess_mean(&d, false));
+    close(all.mcse_mean, mcse_mean(&d));
     assert!(all.rhat > 0.99 && all.rhat < 1.05, "{all:?}");
 }
 

@@ -146,6 +146,85 @@ impl AutocovPlan {
         let scale = 1.0 / (m as f64 * n as f64 * chains.len() as f64);
         buf[..n].iter().map(|z| z.re * scale).collect()
     }
+
+    /// Mean autocovariances of two sets of C chains each, from C forward FFTs and one
+    /// inverse FFT: chain c of `a` is the real and chain c of `b` the imaginary part of one
+    /// transform; their spectra are separated (X_a = (Z_k + conj Z_{m−k})/2,
+    /// X_b = (Z_k − conj Z_{m−k})/2i), and since both power spectra are real and even, one
+    /// inverse FFT of P_a + i·P_b returns acov_a in its real and acov_b in its imaginary part.
+    ///
+    /// `a.2` and `b.2` are powers of two each set is multiplied by (exactly) before the
+    /// transform, so that two sets of very different scales (z-scores and raw draws of
+    /// scale 1e-10, say) share a transform without the smaller drowning in the rounding
+    /// error of the larger; the autocovariances are scaled back (exactly) afterwards.
+    fn mean_autocov_two(
+        &self,
+        a: (&[&[f64]], &[f64], f64),
+        b: (&[&[f64]], &[f64], f64),
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (n, m) = (self.n, self.m);
+        let c = a.0.len().min(b.0.len());
+        let threads = threads_for(c * m, 1 << 14).min(c).max(1);
+        let spectra = |range: std::ops::Range<usize>| -> (Vec<f64>, Vec<f64>) {
+            let mut pa = vec![0.0f64; m];
+            let mut pb = vec![0.0f64; m];
+            let mut buf = vec![Complex::new(0.0, 0.0); m];
+            let mut scratch = vec![Complex::new(0.0, 0.0); self.fwd.get_inplace_scratch_len()];
+            for ch in range {
+                let (xa, ma, sa) = (a.0[ch], a.1[ch], a.2);
+                let (xb, mb, sb) = (b.0[ch], b.1[ch], b.2);
+                for ((z, &x), &y) in buf[..n].iter_mut().zip(xa).zip(xb) {
+                    *z = Complex::new((x - ma) * sa, (y - mb) * sb);
+                }
+                buf[n..].fill(Complex::new(0.0, 0.0));
+                self.fwd.process_with_scratch(&mut buf, &mut scratch);
+                for k in 0..m {
+                    let zk = buf[k];
+                    let zr = buf[(m - k) % m].conj();
+                    pa[k] += (zk + zr).norm_sqr() * 0.25;
+                    pb[k] += (zk - zr).norm_sqr() * 0.25;
+                }
+            }
+            (pa, pb)
+        };
+        let (pa, pb) = if threads <= 1 {
+            spectra(0..c)
+        } else {
+            let per = c.div_ceil(threads);
+            std::thread::scope(|s| {
+                let spectra = &spectra;
+                let handles: Vec<_> = (per..c)
+                    .step_by(per)
+                    .map(|lo| s.spawn(move || spectra(lo..(lo + per).min(c))))
+                    .collect();
+                let (mut ta, mut tb) = spectra(0..per.min(c));
+                for h in handles {
+                    // A panic in a worker is a bug in this module; re-raise it unchanged.
+                    let (xa, xb) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                    for (t, x) in ta.iter_mut().zip(xa) {
+                        *t += x;
+                    }
+                    for (t, x) in tb.iter_mut().zip(xb) {
+                        *t += x;
+                    }
+                }
+                (ta, tb)
+            })
+        };
+        let mut buf: Vec<Complex<f64>> = pa
+            .into_iter()
+            .zip(pb)
+            .map(|(x, y)| Complex::new(x, y))
+            .collect();
+        let mut scratch = vec![Complex::new(0.0, 0.0); self.inv.get_inplace_scratch_len()];
+        self.inv.process_with_scratch(&mut buf, &mut scratch);
+        let scale = 1.0 / (m as f64 * n as f64 * c as f64);
+        let (ua, ub) = (1.0 / (a.2 * a.2), 1.0 / (b.2 * b.2));
+        (
+            buf[..n].iter().map(|z| z.re * scale * ua).collect(),
+            buf[..n].iter().map(|z| z.im * scale * ub).collect(),
+        )
+    }
 }
 
 /// ArviZ 0.23.4 `_ess(ary, relative)` for C chains of n draws each (`chains[c]`), assumed
@@ -175,6 +254,50 @@ pub(crate) fn ess_chains(chains: &[&[f64]], plan: &AutocovPlan, relative: bool) 
     let chain_means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
     let acov = plan.mean_autocov(chains, &chain_means);
     geyer_ess(&acov, &chain_means, n_chain, n_draw, relative)
+}
+
+/// [`ess_chains`] of two arrays of the same shape, sharing the FFTs (see
+/// `AutocovPlan::mean_autocov_two`): what tail ESS (low and high indicator) and `diagnose`
+/// (bulk z and raw draws) need. Same values as two `ess_chains` calls up to rounding.
+pub(crate) fn ess_chains_two(
+    a: &[&[f64]],
+    b: &[&[f64]],
+    plan: &AutocovPlan,
+    relative: bool,
+) -> (f64, f64) {
+    let range = |chains: &[&[f64]]| {
+        let (lo, hi) = chains
+            .iter()
+            .flat_map(|c| c.iter())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        hi - lo
+    };
+    // 2^−⌊log2 range⌋ brings a set to a range in [1, 2), exactly (a power of two); `None`
+    // for a (near-)constant or non-finite range, which take the one-set path.
+    let pow2_scale = |r: f64| -> Option<f64> {
+        if !(r >= RESOLUTION && r.is_finite()) {
+            return None;
+        }
+        let e = (r.log2().floor() as i32).clamp(-900, 900);
+        Some(2f64.powi(-e))
+    };
+    let (Some(sa), Some(sb)) = (pow2_scale(range(a)), pow2_scale(range(b))) else {
+        return (ess_chains(a, plan, relative), ess_chains(b, plan, relative));
+    };
+    if a.len() != b.len() || a.is_empty() {
+        return (ess_chains(a, plan, relative), ess_chains(b, plan, relative));
+    }
+    let n_chain = a.len();
+    let n_draw = a[0].len();
+    let ma: Vec<f64> = a.iter().map(|c| mean(c)).collect();
+    let mb: Vec<f64> = b.iter().map(|c| mean(c)).collect();
+    let (acov_a, acov_b) = plan.mean_autocov_two((a, &ma, sa), (b, &mb, sb));
+    (
+        geyer_ess(&acov_a, &ma, n_chain, n_draw, relative),
+        geyer_ess(&acov_b, &mb, n_chain, n_draw, relative),
+    )
 }
 
 /// The part of `_ess` after the autocovariance, line by line.
@@ -374,6 +497,26 @@ mod tests {
         let a = rhat_chains(&chains);
         let b = rhat_unordered(&vals, &perm, 15, 4);
         assert!((a - b).abs() < 1e-14 * a, "{a} {b}");
+    }
+
+    #[test]
+    fn two_set_autocov_matches_one_set() {
+        let mk = |f: fn(usize) -> f64| -> Vec<f64> { (0..101).map(f).collect() };
+        let a = [
+            mk(|i| (i as f64 * 0.7).sin()),
+            mk(|i| ((i * 13) % 7) as f64),
+        ];
+        let b = [
+            mk(|i| (i as f64).sqrt()),
+            mk(|i| if i % 3 == 0 { 1.0 } else { 0.0 }),
+        ];
+        let ca: Vec<&[f64]> = a.iter().map(Vec::as_slice).collect();
+        let cb: Vec<&[f64]> = b.iter().map(Vec::as_slice).collect();
+        let plan = AutocovPlan::new(101);
+        let (ea, eb) = ess_chains_two(&ca, &cb, &plan, false);
+        let (wa, wb) = (ess_chains(&ca, &plan, false), ess_chains(&cb, &plan, false));
+        assert!((ea - wa).abs() < 1e-12 * wa, "{ea} {wa}");
+        assert!((eb - wb).abs() < 1e-12 * wb, "{eb} {wb}");
     }
 
     #[test]

@@ -51,7 +51,7 @@ use serde::Serialize;
 pub use draws::{DiagnosticsError, Draws, MIN_DRAWS, TailProbs};
 pub use io::{ReadError, diagnose_file, read_draws_file, render_json, render_table};
 
-use ess::{AutocovPlan, ess_chains, rhat_chains, rhat_unordered};
+use ess::{AutocovPlan, ess_chains, ess_chains_two, rhat_chains, rhat_unordered};
 use rank::{Ranked, folded_z_sorted, full_sorted, quantile_select, quantile_sorted, scatter};
 
 /// The six diagnostics of one variable.
@@ -118,8 +118,14 @@ pub fn diagnose_draws(draws: &Draws, tail: TailProbs) -> Diagnostics {
     } else {
         (f64::NAN, f64::NAN)
     };
+    // Bulk ESS (z-scores) and mean ESS (raw draws) share their FFTs.
     let zb = scatter(&ranked.zs, &ranked.sorted.idx);
-    let ess_bulk = ess_chains(&zb.chunks_exact(half).collect::<Vec<_>>(), &plan, false);
+    let (ess_bulk, ess_mean) = ess_chains_two(
+        &zb.chunks_exact(half).collect::<Vec<_>>(),
+        &split,
+        &plan,
+        false,
+    );
     drop(zb);
 
     let all_sorted;
@@ -133,7 +139,6 @@ pub fn diagnose_draws(draws: &Draws, tail: TailProbs) -> Diagnostics {
     let q_high = quantile_sorted(all, tail.high());
     let ess_tail = tail_from_quantiles(draws, &plan, q_low, q_high, false);
 
-    let ess_mean = ess_chains(&split, &plan, false);
     let mcse_mean = mcse_from(draws, ess_mean);
     Diagnostics {
         rhat,
@@ -285,15 +290,19 @@ fn tail_from_quantiles(
 ) -> f64 {
     let split = draws.split_chains();
     let half = draws.half();
-    let ess_q = |q: f64| {
-        let ind: Vec<f64> = split
+    let indicator = |q: f64| -> Vec<f64> {
+        split
             .iter()
             .flat_map(|c| c.iter().map(move |&x| if x <= q { 1.0 } else { 0.0 }))
-            .collect();
-        ess_chains(&ind.chunks_exact(half).collect::<Vec<_>>(), plan, relative)
+            .collect()
     };
-    let low = ess_q(q_low);
-    let high = ess_q(q_high);
+    let (ind_low, ind_high) = (indicator(q_low), indicator(q_high));
+    let (low, high) = ess_chains_two(
+        &ind_low.chunks_exact(half).collect::<Vec<_>>(),
+        &ind_high.chunks_exact(half).collect::<Vec<_>>(),
+        plan,
+        relative,
+    );
     if high < low { high } else { low }
 }
 
