@@ -88,12 +88,14 @@ pub fn auc(scores: &[f64], labels: &[bool], weights: Option<&[f64]>) -> f64 {
     area / (pos * neg)
 }
 
-/// ROC curve points `(false positive rate, true positive rate)`, from the highest threshold down.
-pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Vec<(f64, f64)> {
+/// ROC curve points `(false positive rate, true positive rate)`, from the highest threshold
+/// down, tied scores stepping together, optionally weighted per example; starts at (0, 0).
+pub fn roc_curve(scores: &[f64], labels: &[bool], weights: Option<&[f64]>) -> Vec<(f64, f64)> {
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
     let mut idx: Vec<usize> = (0..scores.len()).collect();
     idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-    let pos = labels.iter().filter(|&&l| l).count() as f64;
-    let neg = labels.len() as f64 - pos;
+    let pos: f64 = (0..labels.len()).filter(|&i| labels[i]).map(w).sum();
+    let neg: f64 = (0..labels.len()).filter(|&i| !labels[i]).map(w).sum();
     let mut pts = vec![(0.0, 0.0)];
     let (mut tp, mut fp) = (0.0, 0.0);
     let mut g = 0;
@@ -101,9 +103,9 @@ pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Vec<(f64, f64)> {
         let mut h = g;
         while h < idx.len() && scores[idx[h]] == scores[idx[g]] {
             if labels[idx[h]] {
-                tp += 1.0
+                tp += w(idx[h])
             } else {
-                fp += 1.0
+                fp += w(idx[h])
             }
             h += 1;
         }
@@ -207,7 +209,7 @@ mod tests {
         );
         let b = auc(&[0.1, 0.1, 0.4, 0.35], &[false, false, false, true], None);
         assert!((a - b).abs() < 1e-15);
-        let roc = roc_curve(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]);
+        let roc = roc_curve(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true], None);
         assert_eq!(roc.last(), Some(&(1.0, 1.0)));
     }
 

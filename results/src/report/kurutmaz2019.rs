@@ -623,43 +623,6 @@ pub fn summarize_cv(folds: &[CvFold]) -> CvSummary {
     }
 }
 
-/// ROC points (FPR, TPR) with per-example weights, from the highest threshold down, tied
-/// scores stepping together; starts at (0, 0) and ends at (1, 1) when both classes are present.
-pub fn weighted_roc(scores: &[f64], labels: &[bool], weights: &[f64]) -> Vec<(f64, f64)> {
-    let mut idx: Vec<usize> = (0..scores.len()).collect();
-    idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-    let pos: f64 = idx
-        .iter()
-        .filter(|&&i| labels[i])
-        .map(|&i| weights[i])
-        .sum();
-    let neg: f64 = idx
-        .iter()
-        .filter(|&&i| !labels[i])
-        .map(|&i| weights[i])
-        .sum();
-    let mut pts = vec![(0.0, 0.0)];
-    let (mut tp, mut fp) = (0.0, 0.0);
-    let mut g = 0;
-    while g < idx.len() {
-        let mut h = g;
-        while h < idx.len() && scores[idx[h]] == scores[idx[g]] {
-            if labels[idx[h]] {
-                tp += weights[idx[h]]
-            } else {
-                fp += weights[idx[h]]
-            }
-            h += 1;
-        }
-        pts.push((
-            if neg > 0.0 { fp / neg } else { 0.0 },
-            if pos > 0.0 { tp / pos } else { 0.0 },
-        ));
-        g = h;
-    }
-    pts
-}
-
 // ------------------------------------------------------------------------------------------
 // Reading a run directory.
 
@@ -1282,7 +1245,7 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
             let w = vec![1.0; sc.len()];
             lines.push(Line {
                 name: format!("{} vs rest", names[k]),
-                points: weighted_roc(&sc, &lab, &w)
+                points: crate::metrics::roc_curve(&sc, &lab, Some(&w))
                     .into_iter()
                     .map(|(x, y)| (x, y, f64::NAN))
                     .collect(),
@@ -1595,7 +1558,7 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 lines: vec![
                     Line {
                         name: "ROC".into(),
-                        points: weighted_roc(&s, &l, &w)
+                        points: crate::metrics::roc_curve(&s, &l, Some(&w))
                             .into_iter()
                             .map(|(x, y)| (x, y, f64::NAN))
                             .collect(),
