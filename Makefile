@@ -9,12 +9,12 @@ CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test reproduce bench fmt lint clean
+.PHONY: all build test reproduce bench arviz-venv fmt lint clean
 
 all: build
 
 build:
-	$(CARGO) build --release --locked -p causeway
+	$(CARGO) build --release --locked --workspace --bins
 
 test:
 	$(CARGO) test --workspace --locked
@@ -25,10 +25,17 @@ reproduce: build
 		$(CAUSEWAY) run $$f --profile $(PROFILE); \
 	done
 
+# --workspace everywhere: building one package alone unifies features differently and rebuilds
+# polars.
+# ArviZ side by side (issue 3): `make arviz-venv` once, then `make bench` prints the ratio.
+AZ_VENV ?= target/azvenv
 bench:
-	$(CARGO) bench --locked -p causeway-samplers
-	$(CARGO) bench --locked -p causeway-results
-	$(CARGO) bench --locked -p causeway-tests
+	$(CARGO) bench --workspace --locked
+	@if [ -x $(AZ_VENV)/bin/python ]; then $(AZ_VENV)/bin/python bench/arviz_bench.py; \
+	else echo "ArviZ comparison skipped: run 'make arviz-venv' first"; fi
+
+arviz-venv:
+	python3 -m venv $(AZ_VENV) && $(AZ_VENV)/bin/pip install -q arviz==0.23.4
 
 fmt:
 	$(CARGO) fmt --all

@@ -185,13 +185,23 @@ impl ZScale {
         // Same expression as ArviZ: `size - 2 * c + 1`.
         let denom = size as f64 - 2.0 * C + 1.0;
         let normal = Normal::standard();
+        // Blom's positions are symmetric: rank S + 1 − r maps to 1 − p(r), because
+        // (S + 1 − r − 3/8) = (S + 1/4) − (r − 3/8). So Φ⁻¹ is evaluated for the lower half
+        // only and mirrored (Φ⁻¹(1 − p) = −Φ⁻¹(p)), halving the table's cost.
         let mut table = vec![0.0f64; size];
-        let threads = threads_for(size, 1 << 16);
-        par_chunks_mut(&mut table, threads, |off, chunk| {
+        let lower = size.div_ceil(2);
+        let threads = threads_for(lower, 1 << 16);
+        par_chunks_mut(&mut table[..lower], threads, |off, chunk| {
             for (i, z) in chunk.iter_mut().enumerate() {
                 *z = z_of(&normal, (off + i + 1) as f64, denom);
             }
         });
+        let (lo, hi) = table.split_at_mut(lower);
+        for (k, z) in hi.iter_mut().enumerate() {
+            // hi[k] is rank lower + k + 1; its mirror rank is size − lower − k.
+            *z = -lo[size - lower - k - 1];
+        }
+        // An odd S has its middle rank (S + 1)/2 at p = 1/2 exactly: Φ⁻¹ = 0 either way.
         Self {
             denom,
             table,
