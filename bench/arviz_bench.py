@@ -16,7 +16,7 @@ best of --repeat runs. The Rust median comes from criterion's stored estimates
 `cargo bench -p causeway-results --bench diagnostics` first to get the ratio.
 
 Usage:
-    /tmp/azvenv/bin/python bench/arviz_bench.py [--repeat 3] [--npy PATH] [--target DIR]
+    target/azvenv/bin/python bench/arviz_bench.py   (make arviz-venv creates it) [--repeat 3] [--npy PATH] [--target DIR]
 
 Exits 0 with a SKIP line when ArviZ is not importable (e.g. not in this interpreter).
 """
@@ -78,7 +78,7 @@ def main():
         import arviz as az
     except ImportError as exc:
         print(f"SKIP: ArviZ benchmark needs arviz (and numpy/scipy) importable: {exc}")
-        print("      e.g. python3 -m venv /tmp/azvenv && /tmp/azvenv/bin/pip install arviz==0.23.4")
+        print("      e.g. make arviz-venv")
         return 0
 
     npy = Path(args.npy) if args.npy else Path(args.target) / "diagnostics_bench" / "ar1_rho0.9_4x1000000.npy"
