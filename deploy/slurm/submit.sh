@@ -5,7 +5,7 @@
 #
 # Options (each also settable by the environment variable in brackets):
 #   -d, --run-dir DIR       run directory, on a filesystem every node shares [CAUSEWAY_RUN_DIR]
-#                           (default: runs/<experiment file name> under the current directory)
+#                           (default: runs/<the experiment's name> under the current directory)
 #   -p, --profile P         quick | paper [CAUSEWAY_PROFILE, default quick]
 #   -n, --workers N         number of worker array tasks [CAUSEWAY_WORKERS, default 2]
 #   -c, --cpus N            CPUs per worker task; also the worker's --slots [CAUSEWAY_WORKER_CPUS, default 1]
@@ -63,7 +63,11 @@ done
 command -v sbatch >/dev/null || die "sbatch not found: run this on a Slurm submit host"
 
 experiment=$(realpath "$experiment")
-[[ -n $run_dir ]] || run_dir=runs/$(basename "$experiment" .yaml)
+if [[ -z $run_dir ]]; then
+    # As `causeway run` does by default: runs/<the experiment's name:>.
+    name=$(sed -n 's/^name:[[:space:]]*["'\'']\{0,1\}\([A-Za-z0-9_.-]*\).*/\1/p' "$experiment" | head -n 1)
+    run_dir=runs/${name:-$(basename "$experiment" .yaml)}
+fi
 mkdir -p "$run_dir/slurm"
 run_dir=$(realpath "$run_dir")
 
