@@ -92,7 +92,7 @@ chmod 600 "$token_file"
 token_file=$(realpath "$token_file")
 
 export CAUSEWAY_RUN_DIR=$run_dir CAUSEWAY_EXPERIMENT=$experiment CAUSEWAY_PROFILE=$profile \
-    CAUSEWAY_BIN=$bin CAUSEWAY_TOKEN_FILE=$token_file CAUSEWAY_SLOTS=$cpus \
+    CAUSEWAY_BIN=$bin CAUSEWAY_TOKEN_FILE=$token_file CAUSEWAY_SLOTS=$cpus CAUSEWAY_WORKERS=$workers \
     CAUSEWAY_COORDINATOR_PORT=$coordinator_port CAUSEWAY_WORKER_BASE_PORT=$worker_port
 
 # Whitespace-separated on purpose.
