@@ -280,30 +280,37 @@ fi
 # --- 6. the run through Slurm ----------------------------------------------------------------
 phase "run through Slurm ($nworkers workers)"
 slurm_out=$tmp/run-slurm
-"$root/deploy/slurm/submit.sh" --run-dir "$slurm_out" --profile "$profile" \
-    --workers "$nworkers" --bin "$submit_bin" "$experiment" | tee "$tmp/submit.out"
-coordinator_job=$(sed -n 's/^coordinator_job=//p' "$tmp/submit.out")
-workers_job=$(sed -n 's/^workers_job=//p' "$tmp/submit.out")
-[[ -n $coordinator_job && -n $workers_job ]] || fail "submit.sh printed no job ids"
-marker=$slurm_out/slurm/coordinator.$coordinator_job.exit
-for ((waited = 0; ; waited++)); do
-    queued=$(squeue -h -j "$coordinator_job,$workers_job" -o %i 2>/dev/null || true)
-    if [[ -z $queued ]]; then
-        break
-    fi
-    if ((waited % 30 == 0)); then
-        squeue -j "$coordinator_job,$workers_job" 2>/dev/null || true
-        [[ -f $marker ]] && log "coordinator finished (status $(<"$marker")); waiting for workers"
-    fi
-    ((waited < wait_limit)) || fail "the Slurm run did not finish within ${wait_limit}s"
-    sleep 1
-done
-[[ -f $marker ]] || fail "the coordinator job left the queue without writing $marker"
-[[ $(<"$marker") == 0 ]] || fail "causeway run (coordinator) exited with status $(<"$marker")"
-# Without accounting, scontrol keeps finished jobs for MinJobAge (set to an hour above).
-bad=$(scontrol -o show job "$coordinator_job" 2>/dev/null | grep -v 'JobState=COMPLETED' || true)
-bad+=$(scontrol -o show job "$workers_job" 2>/dev/null | grep -v 'JobState=COMPLETED' || true)
-[[ -z $bad ]] || fail "jobs not COMPLETED: $bad"
+# Submit through deploy/slurm/submit.sh and wait until both jobs have left the queue; fails
+# unless the coordinator exited 0 and every job COMPLETED.
+submit_and_wait() {
+    local tag=$1 waited queued marker bad
+    "$root/deploy/slurm/submit.sh" --run-dir "$slurm_out" --profile "$profile" \
+        --workers "$nworkers" --bin "$submit_bin" "$experiment" | tee "$tmp/submit.$tag.out"
+    coordinator_job=$(sed -n 's/^coordinator_job=//p' "$tmp/submit.$tag.out")
+    workers_job=$(sed -n 's/^workers_job=//p' "$tmp/submit.$tag.out")
+    [[ -n $coordinator_job && -n $workers_job ]] || fail "submit.sh printed no job ids"
+    marker=$slurm_out/slurm/coordinator.$coordinator_job.exit
+    for ((waited = 0; ; waited++)); do
+        # squeue lists pending and running jobs only: empty once both are finished.
+        queued=$(squeue -h -j "$coordinator_job,$workers_job" -o %i 2>/dev/null || true)
+        [[ -z $queued ]] && break
+        if ((waited % 30 == 0)); then
+            squeue -j "$coordinator_job,$workers_job" 2>/dev/null || true
+            [[ -f $marker ]] && log "coordinator finished (status $(<"$marker")); waiting for workers"
+        fi
+        ((waited < wait_limit)) || fail "the Slurm run ($tag) did not finish within ${wait_limit}s"
+        sleep 1
+    done
+    [[ -f $marker ]] || fail "the coordinator job left the queue without writing $marker"
+    [[ $(<"$marker") == 0 ]] || fail "causeway run (coordinator) exited with status $(<"$marker")"
+    # Without accounting, scontrol keeps finished jobs for MinJobAge (an hour, above).
+    bad=$(scontrol -o show job "$coordinator_job" 2>/dev/null | grep -v 'JobState=COMPLETED' || true)
+    bad+=$(scontrol -o show job "$workers_job" 2>/dev/null | grep -v 'JobState=COMPLETED' || true)
+    [[ -z $bad ]] || fail "jobs not COMPLETED: $bad"
+    echo "----- coordinator log (job $coordinator_job)"
+    cat "$slurm_out/slurm/coordinator-$coordinator_job.out"
+}
+submit_and_wait first
 for f in "$slurm_out"/slurm/worker-*.out; do
     log "$(basename "$f"): $(grep -c . "$f") lines, last: $(tail -n 1 "$f")"
 done
@@ -382,3 +389,16 @@ done
 ((ntables > 0)) || fail "no tables in $local_out/tables"
 ((mismatch == 0)) || fail "the Slurm run and the local run differ"
 log "identical: $nchains chain files (byte for byte) and $ntables tables (wall-clock columns removed)"
+
+# --- 9. resubmit on the same run directory: resumes, with a stale coordinator.url there ----
+if [[ ${SLURM_TEST_RESUME:-1} == 1 ]]; then
+    phase "resubmit same run dir (resume)"
+    (cd "$slurm_out/chains" && sha256sum -- *) >"$tmp/chains.sha256"
+    submit_and_wait resume
+    grep -q 'already stored' "$slurm_out/slurm/coordinator-$coordinator_job.out" ||
+        log "note: the coordinator log does not say chains were already stored"
+    (cd "$slurm_out/chains" && sha256sum --quiet -c "$tmp/chains.sha256") ||
+        fail "chains changed when the run was resubmitted"
+    [[ $(find "$slurm_out/chains" -type f | wc -l) == "$nchains" ]] || fail "the resubmitted run added chain files"
+    log "resubmitted run finished; the $nchains chain files are unchanged"
+fi
