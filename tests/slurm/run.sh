@@ -153,8 +153,8 @@ if munge -n </dev/null >/dev/null 2>&1; then
     log "munged already running"
 else
     rm -f /run/munge/munged.pid
-    # munged refuses to run as root without --force; run it as its own user, as the
-    # packaged service does.
+    # Run it as its own user, as the packaged service does: munged requires the key (and its
+    # dirs) to be owned by the user it runs as, and the package makes them munge's.
     runuser -u munge -- /usr/sbin/munged
     munged_started=1
     for ((i = 0; i < 50; i++)); do
