@@ -3,13 +3,14 @@
 #   make reproduce PROFILE=paper   every experiment at the papers' sizes (hours)
 #   make test                      the test suite (what CI runs)
 #   make bench                     benchmarks (sampler speed, runner overhead, diagnostics)
+#   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
 
 PROFILE ?= quick
 CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test reproduce bench arviz-venv fmt lint clean
+.PHONY: all build test test-slurm reproduce bench arviz-venv fmt lint clean
 
 all: build
 
@@ -18,6 +19,9 @@ build:
 
 test:
 	$(CARGO) test --workspace --locked
+
+test-slurm:
+	bash tests/slurm/run.sh
 
 reproduce: build
 	@set -e; for f in $(EXPERIMENTS); do \
