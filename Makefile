@@ -15,7 +15,7 @@ EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 all: build
 
 build:
-	$(CARGO) build --release --locked --workspace --bins
+	$(CARGO) build --release --locked --workspace --all-targets
 
 test:
 	$(CARGO) test --workspace --locked
@@ -29,8 +29,8 @@ reproduce: build
 		$(CAUSEWAY) run $$f --profile $(PROFILE); \
 	done
 
-# --workspace everywhere: building one package alone unifies features differently and rebuilds
-# polars.
+# --workspace (and --all-targets in build) everywhere: one package alone, or no dev-dependencies,
+# unifies features differently and rebuilds polars.
 # ArviZ side by side (issue 3): `make arviz-venv` once, then `make bench` prints the ratio.
 AZ_VENV ?= target/azvenv
 bench:
