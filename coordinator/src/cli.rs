@@ -1,8 +1,10 @@
 //! The `causeway` command line.
 //!
 //! ```text
-//! causeway run FILE [--profile quick|paper] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR]
-//! causeway worker --listen ADDR [--slots N]
+//! causeway run FILE [--profile quick|paper] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR] [SECURITY]
+//! causeway worker --listen ADDR [--slots N] [SECURITY]
+//! causeway check RUN_DIR --baseline RUN_DIR|YAML|CSV [--rtol X] [--atol X]
+//!   SECURITY: [--token-file FILE] [--insecure] [--tls-cert PEM --tls-key PEM] [--tls-ca PEM]
 //! causeway validate FILE [--profile quick|paper]
 //! causeway report RUN_DIR
 //! causeway diagnose FILE [--format json|table]
@@ -17,6 +19,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::dispatch::DispatchOptions;
 use crate::experiment::{self, ProfileName};
 use crate::runner::{self, RunOptions, Workers};
+use crate::security_args::SecurityArgs;
 
 #[derive(Parser, Debug)]
 #[command(name = "causeway", version = causeway_worker::CODE_VERSION, about = "Reproduce Bayesian structure-learning papers at cluster scale")]
@@ -50,6 +53,8 @@ enum Command {
         /// RPC attempts per chain before it is reported lost.
         #[arg(long, default_value_t = 3)]
         max_attempts: u32,
+        #[command(flatten)]
+        security: SecurityArgs,
     },
     /// Run a worker that serves chains over gRPC.
     Worker {
@@ -59,6 +64,21 @@ enum Command {
         /// Chains run at once [default: one per core].
         #[arg(long)]
         slots: Option<u32>,
+        #[command(flatten)]
+        security: SecurityArgs,
+    },
+    /// Compare a run's tables with a baseline (a previous run directory, an experiment YAML's
+    /// `checks:`, or a CSV table,row,column,expected,tolerance); exit 1 on a regression.
+    Check {
+        run_dir: PathBuf,
+        #[arg(long)]
+        baseline: PathBuf,
+        /// Relative tolerance for numeric cells against a baseline run directory.
+        #[arg(long, default_value_t = causeway_results::check::DEFAULT_RTOL)]
+        rtol: f64,
+        /// Absolute tolerance for numeric cells against a baseline run directory.
+        #[arg(long, default_value_t = causeway_results::check::DEFAULT_ATOL)]
+        atol: f64,
     },
     /// Check an experiment file (every cell) without running anything.
     Validate {
@@ -121,7 +141,9 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             workers,
             data_dir,
             max_attempts,
+            security,
         } => {
+            let security = security.load()?;
             let plan = match experiment::load(&file, profile, data_dir.as_deref()) {
                 Ok(p) => p,
                 Err(e) => {
@@ -142,6 +164,7 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 },
                 progress: true,
                 report: true,
+                security,
             };
             let n_jobs = plan.cells.len() as u64 * plan.replicates * plan.chains;
             eprintln!(
@@ -172,16 +195,23 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
-        Command::Worker { listen, slots } => {
+        Command::Worker {
+            listen,
+            slots,
+            security,
+        } => {
+            let security = security.load()?;
+            security.check_listen(listen)?;
             let slots = slots.unwrap_or_else(|| runner::default_local_workers() as u32);
             let svc =
                 causeway_worker::WorkerService::new(format!("{}@{listen}", hostname()), slots);
             eprintln!(
-                "causeway worker {} listening on {listen} with {slots} slots",
-                causeway_worker::CODE_VERSION
+                "causeway worker {} listening on {listen} with {slots} slots ({})",
+                causeway_worker::CODE_VERSION,
+                security.describe()
             );
             runtime()?.block_on(async move {
-                causeway_worker::serve(svc, listen, async {
+                causeway_worker::serve(svc, listen, &security, async {
                     let _ = tokio::signal::ctrl_c().await;
                 })
                 .await
@@ -189,6 +219,12 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Check {
+            run_dir,
+            baseline,
+            rtol,
+            atol,
+        } => crate::check_cmd::run(&run_dir, &baseline, rtol, atol),
         Command::Validate {
             file,
             profile,

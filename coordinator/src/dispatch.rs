@@ -14,8 +14,8 @@ use std::time::Duration;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainResult, HelloRequest, Job, chain_event};
+use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc};
-use tonic::transport::{Channel, Endpoint};
 
 /// A connected worker.
 #[derive(Clone, Debug)]
@@ -23,24 +23,18 @@ pub struct WorkerHandle {
     pub addr: String,
     pub id: String,
     pub slots: u32,
-    pub client: WorkerClient<Channel>,
+    pub client: WorkerClient<AuthedChannel>,
 }
 
-/// Connect to `addr` (`host:port` or a URL) and check the protocol version.
+/// Connect to `addr` (`host:port` or a URL) and check the protocol version (local mode: no
+/// token, no TLS).
 pub async fn connect(addr: &str) -> anyhow::Result<WorkerHandle> {
-    let url = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
-    };
-    let endpoint = Endpoint::from_shared(url.clone())
-        .map_err(|e| anyhow::anyhow!("worker address {addr:?}: {e}"))?
-        .connect_timeout(Duration::from_secs(10))
-        .tcp_nodelay(true);
-    let channel = endpoint
-        .connect()
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot connect to worker {addr}: {e}"))?;
+    connect_secure(addr, &Security::default()).await
+}
+
+/// [`connect`] with the token and TLS of `security` (see `causeway_worker::auth`).
+pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<WorkerHandle> {
+    let channel = auth::connect_authed(addr, security).await?;
     let mut client = WorkerClient::new(channel)
         .max_decoding_message_size(256 << 20)
         .max_encoding_message_size(256 << 20);
@@ -49,7 +43,7 @@ pub async fn connect(addr: &str) -> anyhow::Result<WorkerHandle> {
             protocol_version: PROTOCOL_VERSION,
         })
         .await
-        .map_err(|s| anyhow::anyhow!("worker {addr} refused: {}", s.message()))?
+        .map_err(|s| anyhow::anyhow!("worker {addr} refused: {:?}: {}", s.code(), s.message()))?
         .into_inner();
     if hello.protocol_version != PROTOCOL_VERSION {
         anyhow::bail!(
@@ -200,7 +194,10 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
     }
 }
 
-async fn run_one(client: &mut WorkerClient<Channel>, job: Job) -> Result<ChainResult, String> {
+async fn run_one(
+    client: &mut WorkerClient<AuthedChannel>,
+    job: Job,
+) -> Result<ChainResult, String> {
     let mut stream = client
         .run_chain(job)
         .await

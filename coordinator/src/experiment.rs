@@ -19,6 +19,8 @@
 //! monitor: [k_plus, log_joint]  # scalars reported with R-hat and ESS
 //! report: [wood2006.fig3]     # tables and figures to build
 //! reported: {...}             # the paper's values, shown beside ours
+//! checks:                     # optional: cells `causeway check RUN --baseline FILE` compares
+//!   - {table: synthetic_summary, row: smc, column: accuracy, expected: 0.985, tolerance: 0.1}
 //! profiles:                   # overrides of the keys above; both profiles are required
 //!   quick: {replicates: 2}
 //!   paper: {}
@@ -29,6 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use causeway_results::check::{Expected, ExpectedValue};
 use causeway_results::rundir::{CellRecord, JobRecord, SeedRecord};
 use causeway_samplers::{ParamError, RunSpec, registry, stable_hash};
 use serde::Deserialize;
@@ -101,7 +104,21 @@ struct ExperimentFile {
     report: Vec<String>,
     #[serde(default)]
     reported: Value,
+    #[serde(default)]
+    checks: Vec<CheckEntry>,
     profiles: Profiles,
+}
+
+/// One `checks:` entry: a cell of a run's table and the value the paper reports for it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckEntry {
+    table: String,
+    row: Value,
+    column: String,
+    expected: Value,
+    #[serde(default)]
+    tolerance: f64,
 }
 
 fn one() -> u64 {
@@ -143,6 +160,11 @@ struct RunOverride {
     thin: Option<u64>,
 }
 
+/// Most grid cells one experiment may expand to.
+pub const MAX_CELLS: usize = 1_000_000;
+/// Most chains (cells × replicates × chains) one experiment may run.
+pub const MAX_CHAINS: u64 = 10_000_000;
+
 /// A validated, expanded experiment.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -160,6 +182,8 @@ pub struct Plan {
     pub monitor: Vec<String>,
     pub report: Vec<String>,
     pub reported: serde_json::Value,
+    /// The `checks:` entries, for `causeway check`.
+    pub checks: Vec<Expected>,
     pub cells: Vec<CellRecord>,
 }
 
@@ -480,7 +504,24 @@ pub fn plan_from_str(
     // Expand: product axes (file order, first outermost), then zip groups.
     let mut dims: Vec<usize> = product.iter().map(|a| a.2.len()).collect();
     dims.extend(zips.iter().map(|g| g[0].2.len()));
-    let n_cells: usize = dims.iter().product();
+    let n_cells = dims
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= MAX_CELLS)
+        .ok_or_else(|| ctx.err_at("grid", format!("the grid has more than {MAX_CELLS} cells")))?;
+    let n_chains = (n_cells as u64)
+        .checked_mul(replicates)
+        .and_then(|n| n.checked_mul(chains))
+        .filter(|&n| n <= MAX_CHAINS);
+    if n_chains.is_none() {
+        return Err(ctx.err_at(
+            &count_path("replicates"),
+            format!(
+                "{n_cells} cells × {replicates} replicates × {chains} chains is more than \
+                 {MAX_CHAINS} chains in all"
+            ),
+        ));
+    }
     let mut cells = Vec::with_capacity(n_cells);
     let base = (params, dataset);
     for index in 0..n_cells {
@@ -554,6 +595,7 @@ pub fn plan_from_str(
         }
     };
     let reported = to_json(&ctx, &ef.reported, "reported")?;
+    let checks = checks(&ctx, &ef.checks)?;
     Ok(Plan {
         file: file.to_path_buf(),
         text: text.to_string(),
@@ -568,8 +610,46 @@ pub fn plan_from_str(
         monitor: ef.monitor,
         report: ef.report,
         reported,
+        checks,
         cells,
     })
+}
+
+/// Validate the `checks:` entries (scalars only, a finite tolerance ≥ 0).
+fn checks(ctx: &Ctx<'_>, entries: &[CheckEntry]) -> Result<Vec<Expected>, ExperimentError> {
+    let scalar = |v: &Value, ypath: &str| -> Result<String, ExperimentError> {
+        match v {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            _ => Err(ctx.err_at(ypath, "must be a number or a string")),
+        }
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, c) in entries.iter().enumerate() {
+        let at = |key: &str| format!("checks[{i}].{key}");
+        if c.table.is_empty() {
+            return Err(ctx.err_at(&at("table"), "table must name a file under tables/"));
+        }
+        if !(c.tolerance.is_finite() && c.tolerance >= 0.0) {
+            return Err(ctx.err_at(&at("tolerance"), "tolerance must be a finite number ≥ 0"));
+        }
+        let expected = match &c.expected {
+            Value::Number(n) => match n.as_f64() {
+                Some(x) if x.is_finite() => ExpectedValue::Number(x),
+                _ => return Err(ctx.err_at(&at("expected"), "expected must be finite")),
+            },
+            other => ExpectedValue::Text(scalar(other, &at("expected"))?),
+        };
+        out.push(Expected {
+            table: c.table.clone(),
+            row: scalar(&c.row, &at("row"))?,
+            column: c.column.clone(),
+            expected,
+            tolerance: c.tolerance,
+        });
+    }
+    Ok(out)
 }
 
 /// Map a model's ParamError (a cell path) back to where its value was written.

@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Build the tables and figures at the end.
     pub report: bool,
+    /// Token and TLS for remote workers (`Security::default()`: local mode).
+    pub security: causeway_worker::auth::Security,
 }
 
 /// Start `n` local workers on 127.0.0.1; returns their addresses and a shutdown handle each.
@@ -199,7 +201,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     };
     let mut handles: Vec<WorkerHandle> = Vec::new();
     for a in &addrs {
-        match dispatch::connect(a).await {
+        match dispatch::connect_secure(a, &opts.security).await {
             Ok(h) => handles.push(h),
             Err(e) => tracing::warn!("{e}"),
         }

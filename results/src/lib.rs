@@ -4,6 +4,7 @@
 //! convergence diagnostics that agree with ArviZ 0.23.4 ([`diagnostics`]), the papers' metrics
 //! ([`metrics`]), and the polars tables and figures of each paper ([`report`]).
 
+pub mod check;
 pub mod diagnostics;
 pub mod metrics;
 pub mod report;

@@ -46,6 +46,7 @@ fn main() {
             dispatch: DispatchOptions::default(),
             progress: false,
             report: false,
+            security: Default::default(),
         };
         let t = Instant::now();
         let s = rt.block_on(run(&plan, &opts)).expect("run");

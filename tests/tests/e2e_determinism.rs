@@ -54,6 +54,7 @@ fn opts(out: &Path, workers: Workers) -> RunOptions {
         dispatch: DispatchOptions::default(),
         progress: false,
         report: true,
+        security: Default::default(),
     }
 }
 

@@ -46,7 +46,8 @@ impl Matrix {
 
     /// Check that the shape and the names agree with the values.
     pub fn check(&self) -> Result<(), String> {
-        if self.values.len() != self.rows * self.cols {
+        // checked: rows and cols come off the wire (a fuzzed 2^32 × 2^32 overflowed here).
+        if self.rows.checked_mul(self.cols) != Some(self.values.len()) {
             return Err(format!(
                 "matrix {}: {} values for shape {}×{}",
                 self.name,

@@ -22,6 +22,8 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+pub mod auth;
+
 /// Code version reported to coordinators: crate version plus the git commit if known at build.
 pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));
 
@@ -227,27 +229,31 @@ impl Worker for WorkerService {
     }
 }
 
-/// Serve `service` on an already-bound listener until `shutdown` resolves.
+/// Serve `service` on an already-bound listener until `shutdown` resolves, with no token and no
+/// TLS: the embedded local mode, refused on a non-loopback listener ([`auth`] has the policy).
 pub async fn serve_listener(
     service: WorkerService,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), tonic::transport::Error> {
-    // TCP_NODELAY: a chain's last frames must not wait out Nagle + delayed ACK (~40 ms each).
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
-    tonic::transport::Server::builder()
-        .add_service(service.into_server())
-        .serve_with_incoming_shutdown(incoming, shutdown)
-        .await
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    auth::serve_listener(
+        service.into_server(),
+        listener,
+        &auth::Security::default(),
+        shutdown,
+    )
+    .await
 }
 
-/// Bind `addr` and serve until `shutdown` resolves. Returns the bound address through `bound`.
+/// Bind `addr` and serve until `shutdown` resolves, with the token and TLS of `security`.
+/// Refuses a non-loopback `addr` without a token unless `security.insecure`.
 pub async fn serve(
     service: WorkerService,
     addr: SocketAddr,
+    security: &auth::Security,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    security.check_listen(addr)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_listener(service, listener, shutdown).await?;
-    Ok(())
+    auth::serve_listener(service.into_server(), listener, security, shutdown).await
 }
