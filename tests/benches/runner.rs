@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::time::Instant;
 
-use causeway::dispatch::DispatchOptions;
 use causeway::experiment::{ProfileName, plan_from_str};
 use causeway::runner::{RunOptions, Workers, run};
 
@@ -41,11 +40,8 @@ fn main() {
         .expect("valid experiment");
         let tmp = tempfile::tempdir().expect("tempdir");
         let opts = RunOptions {
-            out: tmp.path().join("run"),
-            workers: Workers::Local(4),
-            dispatch: DispatchOptions::default(),
-            progress: false,
             report: false,
+            ..RunOptions::new(tmp.path().join("run"), Workers::Local(4))
         };
         let t = Instant::now();
         let s = rt.block_on(run(&plan, &opts)).expect("run");
