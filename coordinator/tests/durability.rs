@@ -34,9 +34,32 @@ report: [wood2006.fig3]
 profiles: {quick: {replicates: 3}, paper: {}}
 "#;
 
+/// Fewer, slower chains (about a second each): a worker can be killed in the middle of one.
+const SLOW_YAML: &str = r#"
+name: durable_slow
+model: wood2006
+seed: 12
+chains: 4
+replicates: 1
+run: {iterations: 2000, burn_in: 0, thin: 1}
+params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, update_hyperparameters: false, k_new_max: 10, init: empty}
+dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 500, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+grid:
+  product:
+    dataset.k_plus: [1, 3]
+monitor: [k_plus, log_joint]
+report: [wood2006.fig3]
+profiles: {quick: {}, paper: {}}
+"#;
+const SLOW_CHAINS: usize = 8;
+
 fn yaml_file(dir: &Path) -> PathBuf {
+    write_yaml(dir, YAML)
+}
+
+fn write_yaml(dir: &Path, text: &str) -> PathBuf {
     let p = dir.join("durable.yaml");
-    std::fs::write(&p, YAML).expect("write yaml");
+    std::fs::write(&p, text).expect("write yaml");
     p
 }
 
@@ -62,12 +85,14 @@ fn check(out: &Output, what: &str) {
     );
 }
 
-/// The uninterrupted run every test compares with (run once per test binary).
-fn reference() -> &'static Path {
+/// The uninterrupted run the tests compare with (run once per test binary and YAML).
+fn reference(yaml: &str) -> &'static Path {
     static REF: OnceLock<tempfile::TempDir> = OnceLock::new();
-    REF.get_or_init(|| {
+    static SLOW_REF: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let cell = if yaml == SLOW_YAML { &SLOW_REF } else { &REF };
+    cell.get_or_init(|| {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let yaml = yaml_file(tmp.path());
+        let yaml = write_yaml(tmp.path(), yaml);
         let out = run_cmd(&yaml, &tmp.path().join("run"), &["--local-workers", "2"])
             .output()
             .expect("run causeway");
@@ -94,7 +119,11 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn assert_same_as_reference(dir: &Path) {
-    let (want, got) = (files(reference()), files(dir));
+    assert_same_as(dir, YAML, CHAINS)
+}
+
+fn assert_same_as(dir: &Path, yaml: &str, chains: usize) {
+    let (want, got) = (files(reference(yaml)), files(dir));
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
         got.keys().collect::<Vec<_>>(),
@@ -102,7 +131,7 @@ fn assert_same_as_reference(dir: &Path) {
     );
     assert_eq!(
         want.keys().filter(|k| k.starts_with("chains/")).count(),
-        2 * CHAINS
+        2 * chains
     );
     for (k, v) in &want {
         assert!(got[k] == *v, "{k} differs from the uninterrupted run");
@@ -127,12 +156,16 @@ fn jobs_csv(dir: &Path) -> Vec<(String, String, u32, String)> {
 }
 
 fn assert_all_done_once(dir: &Path) -> Vec<(String, String, u32, String)> {
+    assert_n_done_once(dir, CHAINS)
+}
+
+fn assert_n_done_once(dir: &Path, chains: usize) -> Vec<(String, String, u32, String)> {
     let rows = jobs_csv(dir);
-    assert_eq!(rows.len(), CHAINS);
+    assert_eq!(rows.len(), chains);
     let mut ids: Vec<&String> = rows.iter().map(|r| &r.0).collect();
     ids.sort();
     ids.dedup();
-    assert_eq!(ids.len(), CHAINS, "duplicate rows in jobs.csv");
+    assert_eq!(ids.len(), chains, "duplicate rows in jobs.csv");
     for r in &rows {
         assert_eq!(r.1, "done", "{r:?}");
     }
@@ -272,7 +305,7 @@ fn coordinator_killed_then_rerun_resumes_byte_identical() {
 #[test]
 fn worker_killed_mid_chain_is_replaced() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let yaml = yaml_file(tmp.path());
+    let yaml = write_yaml(tmp.path(), SLOW_YAML);
     let out = tmp.path().join("run");
     let mut coord = run_cmd(
         &yaml,
@@ -295,6 +328,8 @@ fn worker_killed_mid_chain_is_replaced() {
         Duration::from_secs(60),
         || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
     );
+    worker.kill().expect("SIGKILL the worker");
+    let _ = worker.wait();
     // `status` works while the run goes on.
     let st = Command::new(BIN)
         .arg("status")
@@ -303,21 +338,18 @@ fn worker_killed_mid_chain_is_replaced() {
         .expect("status");
     check(&st, "status while running");
     assert!(String::from_utf8_lossy(&st.stdout).contains("running"));
-    std::thread::sleep(Duration::from_millis(50));
-    worker.kill().expect("SIGKILL the worker");
-    let _ = worker.wait();
     let status = wait_exit(&mut coord, Duration::from_secs(120));
     let mut err = String::new();
     if let Some(mut e) = coord.stderr.take() {
         let _ = std::io::Read::read_to_string(&mut e, &mut err);
     }
     assert!(status.success(), "coordinator: {status:?}\n{err}");
-    let rows = assert_all_done_once(&out);
+    let rows = assert_n_done_once(&out, SLOW_CHAINS);
     assert!(
         rows.iter().any(|r| r.2 >= 2),
         "the killed worker's chain needed a second attempt: {rows:?}"
     );
-    assert_same_as_reference(&out);
+    assert_same_as(&out, SLOW_YAML, SLOW_CHAINS);
 }
 
 #[test]
