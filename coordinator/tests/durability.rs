@@ -449,3 +449,73 @@ fn coordinator_sigterm_stops_cleanly_and_resumes() {
     assert_all_done_once(&out);
     assert_same_as_reference(&out);
 }
+
+/// A run-time model failure: a Tuebingen-format pair whose values (±1e300, not standardised)
+/// pass validation and loading but make the VB posterior degenerate. The good pair's chains
+/// complete; the bad pair's are marked failed after the cap, with the reason, and the run exits
+/// non-zero.
+#[test]
+fn model_failure_is_failed_after_the_cap() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(data.join("cep")).expect("mkdir");
+    let huge = "1e300 -1e300 3e300 -2e300 5e299 1e300 -4e300 2e300";
+    let fine = "0.1 0.5 -0.3 1.2 0.8 -0.7 0.05 0.9";
+    std::fs::write(
+        data.join("cep/pairs.csv"),
+        format!("SampleID,A,B\npair1,{huge},{huge}\npair2,{fine},{fine}\n"),
+    )
+    .expect("write pairs");
+    std::fs::write(
+        data.join("cep/meta.csv"),
+        "cdt_id,original_id,original_orientation,weight_v1,weight_thesis,in_thesis_set,dataset,cause_label,effect_label\n\
+         pair1,pair0001,->,1,1,1,T,a,b\npair2,pair0002,->,1,1,1,T,c,d\n",
+    )
+    .expect("write meta");
+    let yaml = write_yaml(
+        tmp.path(),
+        "name: mf\nmodel: kurutmaz2019\nseed: 3\nchains: 2\nreplicates: 1\nrun: {iterations: 5}\n\
+         params: {method: vb, hypothesis: a_to_b, n_latent: 2, setting: 1, n_restarts: 1}\n\
+         dataset: {kind: cep, pair: pair1, path: cep/pairs.csv, meta_path: cep/meta.csv, standardize: false}\n\
+         grid: {product: {dataset.pair: [pair1, pair2]}}\nmonitor: []\nprofiles: {quick: {}, paper: {}}\n",
+    );
+    let valid = Command::new(BIN)
+        .arg("validate")
+        .arg(&yaml)
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .expect("validate");
+    check(&valid, "validate");
+    let out = tmp.path().join("run");
+    let data_arg = data.to_string_lossy().into_owned();
+    let run = run_cmd(
+        &yaml,
+        &out,
+        &["--local-workers", "2", "--data-dir", &data_arg],
+    )
+    .output()
+    .expect("run");
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("degenerate"), "{err}");
+    let rows = jobs_csv(&out);
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        if r.0.starts_with("cell0") {
+            assert_eq!((r.1.as_str(), r.2), ("failed", 3), "{r:?}");
+        } else {
+            assert_eq!(r.1, "done", "{r:?}");
+        }
+    }
+    let text = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    assert!(text.contains("degenerate"), "{text}");
+    let st = Command::new(BIN)
+        .arg("status")
+        .arg(&out)
+        .output()
+        .expect("status");
+    check(&st, "status");
+    let s = String::from_utf8_lossy(&st.stdout);
+    assert!(s.contains("failed 2") && s.contains("degenerate"), "{s}");
+}
