@@ -27,6 +27,8 @@ use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
 use tonic::transport::{Channel, Endpoint};
 
+use crate::store::Event;
+
 /// A connected worker.
 #[derive(Clone, Debug)]
 pub struct WorkerHandle {
@@ -85,38 +87,15 @@ pub type JobBuilder = Arc<dyn Fn(usize) -> Job + Send + Sync>;
 /// What happened to a job.
 #[derive(Debug)]
 pub enum Outcome {
-    /// Attempt `attempt` started on `worker` (its id).
-    Started {
-        index: usize,
-        attempt: u32,
-        worker: String,
-    },
-    /// The worker ran the chain to a result with `ok = true`.
+    /// The worker ran the chain to a result with `ok = true` (not yet stored).
     Finished {
         index: usize,
         attempts: u32,
         result: ChainResult,
     },
-    /// An attempt failed and the job is queued again.
-    Requeued {
-        index: usize,
-        attempts: u32,
-        worker: String,
-        error: String,
-    },
-    /// `max_attempts` attempts failed (model failures and RPC failures alike).
-    Failed {
-        index: usize,
-        attempts: u32,
-        worker: String,
-        error: String,
-    },
-    /// Not run: no worker left (static workers only) or dispatch was stopped.
-    Lost {
-        index: usize,
-        attempts: u32,
-        error: String,
-    },
+    /// Any other change of the job's row: started, requeued, failed after `max_attempts`
+    /// (model failures and RPC failures alike), or lost (no worker left, or stopped).
+    Row(Event),
 }
 
 /// Dispatch options.
@@ -214,11 +193,11 @@ pub async fn dispatch(
     let mut q = shared.queue.lock().await;
     while let Some((index, attempts)) = q.pop_front() {
         let _ = out
-            .send(Outcome::Lost {
+            .send(Outcome::Row(Event::Lost {
                 index: index as usize,
                 attempts,
                 error: why_lost.into(),
-            })
+            }))
             .await;
     }
 }
@@ -255,11 +234,11 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
         let i = index as usize;
         let attempt = attempts + 1;
         let _ = out
-            .send(Outcome::Started {
+            .send(Outcome::Row(Event::Started {
                 index: i,
                 attempt,
                 worker: w.id.clone(),
-            })
+            }))
             .await;
         let job = (shared.build)(i);
         let outcome = run_one(&mut w.client, job, shared.opts.lease_timeout).await;
@@ -287,27 +266,26 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             tracing::warn!(worker = %w.addr, job = i, attempt, "chain RPC failed: {error}");
         }
         let attempts = if counted { attempt } else { attempts };
+        let worker = w.id.clone();
         if counted && attempts >= shared.opts.max_attempts {
-            let _ = out
-                .send(Outcome::Failed {
-                    index: i,
-                    attempts,
-                    worker: w.id.clone(),
-                    error,
-                })
-                .await;
+            let ev = Event::Failed {
+                index: i,
+                attempts,
+                worker,
+                error,
+            };
+            let _ = out.send(Outcome::Row(ev)).await;
             if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
                 shared.wake.notify_waiters();
             }
         } else {
-            let _ = out
-                .send(Outcome::Requeued {
-                    index: i,
-                    attempts,
-                    worker: w.id.clone(),
-                    error,
-                })
-                .await;
+            let ev = Event::Requeued {
+                index: i,
+                attempts,
+                worker,
+                error,
+            };
+            let _ = out.send(Outcome::Row(ev)).await;
             shared.queue.lock().await.push_back((index, attempts));
             shared.wake.notify_waiters();
         }

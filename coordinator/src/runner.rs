@@ -433,15 +433,6 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         .clamp(2, 16);
     while let Some(outcome) = rx.recv().await {
         match outcome {
-            Outcome::Started {
-                index,
-                attempt,
-                worker,
-            } => writer.send(Event::Started {
-                index,
-                attempt,
-                worker,
-            }),
             Outcome::Finished {
                 index,
                 attempts,
@@ -462,44 +453,22 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 }
                 bar.inc(1);
             }
-            Outcome::Requeued {
-                index,
-                attempts,
-                worker,
-                error,
-            } => writer.send(Event::Requeued {
-                index,
-                attempts,
-                worker,
-                error,
-            }),
-            Outcome::Failed {
-                index,
-                attempts,
-                worker,
-                error,
-            } => {
-                bar.println(format!(
-                    "chain {} failed after {attempts} attempts: {error}",
-                    jobs[index].job_id
-                ));
-                writer.send(Event::Failed {
+            Outcome::Row(ev) => {
+                if let Event::Failed {
                     index,
                     attempts,
-                    worker,
                     error,
-                });
-                bar.inc(1);
+                    ..
+                } = &ev
+                {
+                    bar.println(format!(
+                        "chain {} failed after {attempts} attempts: {error}",
+                        jobs[*index].job_id
+                    ));
+                    bar.inc(1);
+                }
+                writer.send(ev);
             }
-            Outcome::Lost {
-                index,
-                attempts,
-                error,
-            } => writer.send(Event::Lost {
-                index,
-                attempts,
-                error,
-            }),
         }
         while let Some(Ok(done)) = writes.try_join_next() {
             settle(&writer, &mut ok, done);

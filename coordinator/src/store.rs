@@ -347,69 +347,75 @@ fn write_loop(
     }
 }
 
+impl Event {
+    /// The row's new values: state, attempts, worker, error, and whether the event sets the
+    /// start or the finish time (`None`: leave the column as it is).
+    fn row(&self) -> (&'static str, u32, Option<&str>, Option<&str>, bool, bool) {
+        match self {
+            Event::Started {
+                attempt, worker, ..
+            } => ("running", *attempt, Some(worker), None, true, false),
+            Event::Done {
+                attempts, worker, ..
+            } => ("done", *attempts, Some(worker), Some(""), false, true),
+            Event::Failed {
+                attempts,
+                worker,
+                error,
+                ..
+            } => ("failed", *attempts, Some(worker), Some(error), false, true),
+            Event::Requeued {
+                attempts,
+                worker,
+                error,
+                ..
+            } => (
+                "pending",
+                *attempts,
+                Some(worker),
+                Some(error),
+                false,
+                false,
+            ),
+            Event::Lost {
+                attempts, error, ..
+            } => ("lost", *attempts, None, Some(error), false, false),
+        }
+    }
+
+    fn index(&self) -> usize {
+        match self {
+            Event::Started { index, .. }
+            | Event::Done { index, .. }
+            | Event::Failed { index, .. }
+            | Event::Requeued { index, .. }
+            | Event::Lost { index, .. } => *index,
+        }
+    }
+}
+
 fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
     let t = now();
     let tx = conn.transaction()?;
-    for m in batch {
-        let Msg::Event(ev) = m else { continue };
-        match ev {
-            Event::Started {
-                index,
-                attempt,
-                worker,
-            } => {
-                tx.prepare_cached(
-                    "UPDATE jobs SET state = 'running', attempts = ?2, worker = ?3, started = ?4 \
-                     WHERE idx = ?1 AND state != 'done'",
-                )?
-                .execute(params![*index as i64, attempt, worker, t])?;
-            }
-            Event::Done {
-                index,
-                attempts,
-                worker,
-            } => {
-                tx.prepare_cached(
-                    "UPDATE jobs SET state = 'done', attempts = ?2, worker = ?3, error = '', \
-                     finished = ?4 WHERE idx = ?1",
-                )?
-                .execute(params![*index as i64, attempts, worker, t])?;
-            }
-            Event::Failed {
-                index,
+    {
+        // A done row only changes to done again (a result stored twice is the same row).
+        let mut update = tx.prepare_cached(
+            "UPDATE jobs SET state = ?2, attempts = ?3, worker = COALESCE(?4, worker), \
+             error = COALESCE(?5, error), started = COALESCE(?6, started), \
+             finished = COALESCE(?7, finished) WHERE idx = ?1 AND (state != 'done' OR ?2 = 'done')",
+        )?;
+        for m in batch {
+            let Msg::Event(ev) = m else { continue };
+            let (state, attempts, worker, error, started, finished) = ev.row();
+            update.execute(params![
+                ev.index() as i64,
+                state,
                 attempts,
                 worker,
                 error,
-            } => {
-                tx.prepare_cached(
-                    "UPDATE jobs SET state = 'failed', attempts = ?2, worker = ?3, error = ?4, \
-                     finished = ?5 WHERE idx = ?1 AND state != 'done'",
-                )?
-                .execute(params![*index as i64, attempts, worker, error, t])?;
-            }
-            Event::Requeued {
-                index,
-                attempts,
-                worker,
-                error,
-            } => {
-                tx.prepare_cached(
-                    "UPDATE jobs SET state = 'pending', attempts = ?2, worker = ?3, error = ?4 \
-                     WHERE idx = ?1 AND state != 'done'",
-                )?
-                .execute(params![*index as i64, attempts, worker, error])?;
-            }
-            Event::Lost {
-                index,
-                attempts,
-                error,
-            } => {
-                tx.prepare_cached(
-                    "UPDATE jobs SET state = 'lost', attempts = ?2, error = ?3 \
-                     WHERE idx = ?1 AND state != 'done'",
-                )?
-                .execute(params![*index as i64, attempts, error])?;
-            }
+                started.then_some(t),
+                finished.then_some(t),
+            ])?;
         }
     }
     tx.commit()

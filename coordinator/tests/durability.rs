@@ -212,6 +212,16 @@ fn coordinator_url(dir: &Path) -> String {
         .to_string()
 }
 
+/// `causeway run --local-workers 1 --listen 127.0.0.1:0 EXTRA...` and its coordinator URL.
+fn listening_coordinator(yaml: &Path, out: &Path, extra: &[&str]) -> (Child, String) {
+    let mut args = vec!["--local-workers", "1", "--listen", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let coord = run_cmd(yaml, out, &args)
+        .spawn()
+        .expect("spawn coordinator");
+    (coord, coordinator_url(out))
+}
+
 fn spawn_worker(url: &str) -> Child {
     Command::new(BIN)
         .args(["worker", "--listen", "127.0.0.1:0", "--slots", "1"])
@@ -307,21 +317,7 @@ fn worker_killed_mid_chain_is_replaced() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let yaml = write_yaml(tmp.path(), SLOW_YAML);
     let out = tmp.path().join("run");
-    let mut coord = run_cmd(
-        &yaml,
-        &out,
-        &[
-            "--local-workers",
-            "1",
-            "--listen",
-            "127.0.0.1:0",
-            "--lease-timeout",
-            "2",
-        ],
-    )
-    .spawn()
-    .expect("spawn coordinator");
-    let url = coordinator_url(&out);
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &["--lease-timeout", "2"]);
     let mut worker = spawn_worker(&url);
     wait_for(
         "a chain running on the remote worker",
@@ -357,14 +353,7 @@ fn worker_joining_mid_run_takes_chains() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let yaml = yaml_file(tmp.path());
     let out = tmp.path().join("run");
-    let mut coord = run_cmd(
-        &yaml,
-        &out,
-        &["--local-workers", "1", "--listen", "127.0.0.1:0"],
-    )
-    .spawn()
-    .expect("spawn coordinator");
-    let url = coordinator_url(&out);
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &[]);
     wait_for("a first chain stored", Duration::from_secs(60), || {
         stored_chains(&out) >= 1
     });
@@ -388,14 +377,7 @@ fn worker_drains_on_sigterm() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let yaml = yaml_file(tmp.path());
     let out = tmp.path().join("run");
-    let mut coord = run_cmd(
-        &yaml,
-        &out,
-        &["--local-workers", "1", "--listen", "127.0.0.1:0"],
-    )
-    .spawn()
-    .expect("spawn coordinator");
-    let url = coordinator_url(&out);
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &[]);
     let mut worker = spawn_worker(&url);
     wait_for(
         "a chain running on the remote worker",

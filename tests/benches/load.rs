@@ -17,19 +17,7 @@ use causeway::experiment::{ProfileName, plan_from_str};
 use causeway::runner::{RunOptions, Workers, run};
 
 fn yaml(chains: usize) -> String {
-    format!(
-        r#"
-name: load
-model: wood2006
-seed: 1
-chains: {chains}
-replicates: 1
-run: {{iterations: 1}}
-params: {{sampler: gibbs, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}}
-dataset: {{kind: ibp_synthetic, n_observed: 2, n_trials: 2, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 1}}
-profiles: {{quick: {{}}, paper: {{}}}}
-"#
-    )
+    causeway_tests::trivial_chains_yaml("load", chains)
 }
 
 /// Peak resident set size of this process in MiB (`VmHWM` in /proc/self/status), if known.
