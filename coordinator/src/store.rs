@@ -250,8 +250,19 @@ impl JobStore {
 }
 
 fn read_statuses(conn: &Connection) -> Result<Vec<JobStatus>, rusqlite::Error> {
-    let mut st =
-        conn.prepare("SELECT job_id, state, attempts, worker, error FROM jobs ORDER BY idx")?;
+    select_statuses(conn, "")
+}
+
+/// Rows `WHERE <filter>` (all rows if `filter` is empty), in plan order.
+fn select_statuses(conn: &Connection, filter: &str) -> Result<Vec<JobStatus>, rusqlite::Error> {
+    let where_clause = if filter.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {filter}")
+    };
+    let mut st = conn.prepare(&format!(
+        "SELECT job_id, state, attempts, worker, error FROM jobs {where_clause} ORDER BY idx"
+    ))?;
     st.query_map([], |r| {
         Ok(JobStatus {
             job_id: r.get(0)?,
@@ -471,26 +482,7 @@ pub fn status(dir: &Path) -> Result<Status, StoreError> {
             }
         }
     }
-    let failures = {
-        let mut st = conn
-            .prepare(
-                "SELECT job_id, state, attempts, worker, error FROM jobs \
-                 WHERE state IN ('failed', 'lost') ORDER BY idx",
-            )
-            .map_err(sq)?;
-        st.query_map([], |r| {
-            Ok(JobStatus {
-                job_id: r.get(0)?,
-                state: r.get(1)?,
-                attempts: r.get(2)?,
-                worker: r.get(3)?,
-                error: r.get(4)?,
-            })
-        })
-        .map_err(sq)?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(sq)?
-    };
+    let failures = select_statuses(&conn, "state IN ('failed', 'lost')").map_err(sq)?;
     // Rate over the completions of the last 5 minutes before the latest one.
     let latest: Option<f64> = conn
         .query_row(

@@ -501,3 +501,37 @@ fn model_failure_is_failed_after_the_cap() {
     let s = String::from_utf8_lossy(&st.stdout);
     assert!(s.contains("failed 2") && s.contains("degenerate"), "{s}");
 }
+
+/// A worker that hangs (SIGSTOP: its connections stay open, its stream goes silent) loses its
+/// lease after `--lease-timeout`; the chain is run elsewhere and the run completes.
+#[test]
+fn hung_worker_loses_its_lease() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = write_yaml(tmp.path(), SLOW_YAML);
+    let out = tmp.path().join("run");
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &["--lease-timeout", "1.5"]);
+    let mut worker = spawn_worker(&url);
+    wait_for(
+        "a chain running on the remote worker",
+        Duration::from_secs(60),
+        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
+    );
+    let pid = libc::pid_t::try_from(worker.id()).expect("pid");
+    // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
+    assert_eq!(
+        unsafe { libc::kill(pid, libc::SIGSTOP) },
+        0,
+        "kill(SIGSTOP)"
+    );
+    let status = wait_exit(&mut coord, Duration::from_secs(120));
+    worker.kill().expect("SIGKILL the stopped worker");
+    let _ = worker.wait();
+    assert!(status.success(), "coordinator: {status:?}");
+    let text = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    let rows = assert_n_done_once(&out, SLOW_CHAINS);
+    assert!(
+        rows.iter().any(|r| r.2 >= 2),
+        "a chain was retried:\n{text}"
+    );
+    assert_same_as(&out, SLOW_YAML, SLOW_CHAINS);
+}
