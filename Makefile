@@ -2,7 +2,7 @@
 #   make reproduce                 every experiment, quick profile (minutes on 2 cores)
 #   make reproduce PROFILE=paper   every experiment at the papers' sizes (hours)
 #   make test                      the test suite (what CI runs)
-#   make bench                     benchmarks (sampler speed, runner overhead, diagnostics)
+#   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, diagnostics)
 #   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
 
 PROFILE ?= quick

@@ -1,10 +1,13 @@
 //! The `causeway` command line.
 //!
 //! ```text
-//! causeway run FILE [--profile quick|paper] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR] [SECURITY]
-//! causeway worker --listen ADDR [--slots N] [SECURITY]
-//! causeway check RUN_DIR --baseline RUN_DIR|YAML|CSV [--rtol X] [--atol X]
+//! causeway run FILE [--profile quick|paper] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR]
+//!              [--listen ADDR [--advertise URL]] [--max-attempts N] [--lease-timeout SECS]
+//!              [SECURITY]
+//! causeway worker --listen ADDR [--advertise HOST:PORT] [--coordinator URL] [--slots N] [SECURITY]
 //!   SECURITY: [--token-file FILE] [--insecure] [--tls-cert PEM --tls-key PEM] [--tls-ca PEM]
+//! causeway status RUN_DIR
+//! causeway check RUN_DIR --baseline RUN_DIR|YAML|CSV [--rtol X] [--atol X]
 //! causeway validate FILE [--profile quick|paper]
 //! causeway report RUN_DIR
 //! causeway diagnose FILE [--format json|table]
@@ -13,13 +16,16 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::dispatch::DispatchOptions;
 use crate::experiment::{self, ProfileName};
+use crate::membership;
 use crate::runner::{self, RunOptions, Workers};
 use crate::security_args::SecurityArgs;
+use crate::store;
 
 #[derive(Parser, Debug)]
 #[command(name = "causeway", version = causeway_worker::CODE_VERSION, about = "Reproduce Bayesian structure-learning papers at cluster scale")]
@@ -50,20 +56,53 @@ enum Command {
         /// Directory of real datasets [default: data_dir in the YAML, else ../../data from it].
         #[arg(long)]
         data_dir: Option<PathBuf>,
-        /// RPC attempts per chain before it is reported lost.
+        /// Attempts per chain (failed RPCs, lost leases and model failures alike) before it is
+        /// marked failed.
         #[arg(long, default_value_t = 3)]
         max_attempts: u32,
+        /// Seconds a running chain's stream may stay silent before the chain is taken back and
+        /// run elsewhere (workers send a heartbeat every second).
+        #[arg(long, default_value_t = 10.0)]
+        lease_timeout: f64,
+        /// Serve the Coordinator service on ADDR (e.g. 0.0.0.0:7000) so that workers can join
+        /// at any time with `causeway worker --coordinator URL`; the URL is written to
+        /// <out>/coordinator.url. Without --workers/--local-workers no local worker starts.
+        #[arg(long)]
+        listen: Option<SocketAddr>,
+        /// URL written to coordinator.url [default: http://<hostname>:<port> when --listen is
+        /// unspecified (0.0.0.0), else http://<listen address>].
+        #[arg(long, requires = "listen")]
+        advertise: Option<String>,
         #[command(flatten)]
         security: SecurityArgs,
     },
     /// Run a worker that serves chains over gRPC.
     Worker {
-        /// Address to listen on, e.g. 0.0.0.0:7070.
+        /// Address to listen on, e.g. 0.0.0.0:7070 (port 0: any free port).
         #[arg(long)]
         listen: SocketAddr,
+        /// host:port the coordinator connects to [default: <hostname>:<port> when --listen is
+        /// unspecified (0.0.0.0), else the bound address].
+        #[arg(long)]
+        advertise: Option<String>,
+        /// Join the run of this coordinator (the content of <run dir>/coordinator.url):
+        /// register now and every --register-every seconds, retrying until it is reachable;
+        /// exit 0 when the run is finished or the coordinator has been gone --give-up-after.
+        #[arg(long)]
+        coordinator: Option<String>,
         /// Chains run at once [default: one per core].
         #[arg(long)]
         slots: Option<u32>,
+        /// Seconds between two registrations.
+        #[arg(long, default_value_t = 2.0)]
+        register_every: f64,
+        /// Seconds the coordinator may be unreachable (after a first registration) before the
+        /// worker exits.
+        #[arg(long, default_value_t = 30.0)]
+        give_up_after: f64,
+        /// Seconds between two heartbeats of a running chain.
+        #[arg(long, default_value_t = 1.0)]
+        heartbeat: f64,
         #[command(flatten)]
         security: SecurityArgs,
     },
@@ -80,6 +119,9 @@ enum Command {
         #[arg(long, default_value_t = causeway_results::check::DEFAULT_ATOL)]
         atol: f64,
     },
+    /// Progress of a run, also while it runs: chains by state, failures and their reasons,
+    /// estimated time left (from jobs.sqlite, opened read-only).
+    Status { run_dir: PathBuf },
     /// Check an experiment file (every cell) without running anything.
     Validate {
         file: PathBuf,
@@ -141,6 +183,9 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             workers,
             data_dir,
             max_attempts,
+            lease_timeout,
+            listen,
+            advertise,
             security,
         } => {
             let security = security.load()?;
@@ -152,19 +197,23 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 }
             };
             let out = out.unwrap_or_else(|| runner::default_out(&plan));
-            let workers = match workers {
-                Some(list) if !list.is_empty() => Workers::Remote(list),
-                _ => Workers::Local(local_workers.unwrap_or_else(runner::default_local_workers)),
+            let workers = match (workers, local_workers) {
+                (Some(list), _) if !list.is_empty() => Workers::Remote(list),
+                (_, Some(n)) => Workers::Local(n),
+                // --listen alone: wait for workers to register.
+                _ if listen.is_some() => Workers::Local(0),
+                _ => Workers::Local(runner::default_local_workers()),
             };
             let opts = RunOptions {
-                out,
-                workers,
                 dispatch: DispatchOptions {
                     max_attempts: max_attempts.max(1),
+                    lease_timeout: seconds(lease_timeout, "--lease-timeout")?,
                 },
                 progress: true,
-                report: true,
+                listen: listen.map(|addr| runner::Listen { addr, advertise }),
+                handle_signals: true,
                 security,
+                ..RunOptions::new(out, workers)
             };
             let n_jobs = plan.cells.len() as u64 * plan.replicates * plan.chains;
             eprintln!(
@@ -177,6 +226,16 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 opts.out.display()
             );
             let summary = runtime()?.block_on(runner::run(&plan, &opts))?;
+            if summary.interrupted {
+                let done = summary.total - summary.failed.len();
+                eprintln!(
+                    "stopped: {done} of {} chains stored, the job table is committed. Run the same \
+                     command again to resume ({} chains left).",
+                    summary.total,
+                    summary.failed.len()
+                );
+                return Ok(ExitCode::from(130));
+            }
             eprintln!(
                 "{} chains: {} run, {} already stored, {} failed, in {:.1} s. Tables: {}",
                 summary.total,
@@ -186,8 +245,13 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 summary.seconds,
                 summary.out.join("tables").display()
             );
-            for f in summary.failed.iter().take(20) {
-                eprintln!("  {} {}: {}", f.job_id, f.state, f.error);
+            if !summary.failed.is_empty() {
+                eprintln!("failed chains (also in jobs.csv and jobs.sqlite):");
+                let shown = &summary.failed[..summary.failed.len().min(50)];
+                eprint!("{}", store::failure_table(shown));
+                if summary.failed.len() > shown.len() {
+                    eprintln!("  ... and {} more", summary.failed.len() - shown.len());
+                }
             }
             Ok(if summary.failed.is_empty() {
                 ExitCode::SUCCESS
@@ -197,27 +261,28 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         }
         Command::Worker {
             listen,
+            advertise,
+            coordinator,
             slots,
+            register_every,
+            give_up_after,
+            heartbeat,
             security,
         } => {
             let security = security.load()?;
             security.check_listen(listen)?;
             let slots = slots.unwrap_or_else(|| runner::default_local_workers() as u32);
-            let svc =
-                causeway_worker::WorkerService::new(format!("{}@{listen}", hostname()), slots);
-            eprintln!(
-                "causeway worker {} listening on {listen} with {slots} slots ({})",
-                causeway_worker::CODE_VERSION,
-                security.describe()
-            );
-            runtime()?.block_on(async move {
-                causeway_worker::serve(svc, listen, &security, async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
-                .await
-                .map_err(|e| anyhow::anyhow!("worker on {listen}: {e}"))
-            })?;
-            Ok(ExitCode::SUCCESS)
+            let opts = WorkerOptions {
+                listen,
+                advertise,
+                coordinator,
+                slots,
+                register_every: seconds(register_every, "--register-every")?,
+                give_up_after: seconds(give_up_after, "--give-up-after")?,
+                heartbeat: seconds(heartbeat, "--heartbeat")?,
+                security,
+            };
+            runtime()?.block_on(run_worker(opts))
         }
         Command::Check {
             run_dir,
@@ -225,6 +290,11 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             rtol,
             atol,
         } => crate::check_cmd::run(&run_dir, &baseline, rtol, atol),
+        Command::Status { run_dir } => {
+            let s = store::status(&run_dir)?;
+            print!("{}", store::render_status(&s));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Validate {
             file,
             profile,
@@ -266,6 +336,102 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn hostname() -> String {
-    std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into())
+/// A positive, finite number of seconds from the command line.
+fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
+    if v.is_finite() && v > 0.0 {
+        Ok(Duration::from_secs_f64(v))
+    } else {
+        anyhow::bail!("{flag}: {v} is not a positive number of seconds")
+    }
+}
+
+struct WorkerOptions {
+    listen: SocketAddr,
+    advertise: Option<String>,
+    coordinator: Option<String>,
+    slots: u32,
+    register_every: Duration,
+    give_up_after: Duration,
+    heartbeat: Duration,
+    security: causeway_worker::auth::Security,
+}
+
+/// `causeway worker`: serve chains; with `--coordinator`, join that run and exit when it is
+/// over. SIGTERM / Ctrl-C drains: no new chains, the ones in flight finish, then exit 0.
+async fn run_worker(o: WorkerOptions) -> anyhow::Result<ExitCode> {
+    let listener = tokio::net::TcpListener::bind(o.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("worker --listen {}: {e}", o.listen))?;
+    let bound = listener.local_addr()?;
+    let advertise = o.advertise.clone().unwrap_or_else(|| {
+        if bound.ip().is_unspecified() {
+            format!("{}:{}", membership::hostname(), bound.port())
+        } else {
+            bound.to_string()
+        }
+    });
+    let svc = causeway_worker::WorkerService::new(
+        format!("{}@{advertise}", membership::hostname()),
+        o.slots,
+    )
+    .with_heartbeat(o.heartbeat);
+    eprintln!(
+        "causeway worker {} listening on {bound} as {advertise} with {} slots ({})",
+        causeway_worker::CODE_VERSION,
+        o.slots,
+        o.security.describe()
+    );
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = {
+        let (svc, security) = (svc.clone(), o.security.clone());
+        tokio::spawn(async move {
+            causeway_worker::auth::serve_listener(svc.into_server(), listener, &security, async {
+                let _ = stop_rx.await;
+            })
+            .await
+        })
+    };
+    let reg = o.coordinator.map(|url| causeway_worker::Registration {
+        coordinator: url.trim().to_string(),
+        addr: advertise.clone(),
+        worker_id: svc.id().to_string(),
+        slots: svc.slots(),
+        every: o.register_every,
+        give_up_after: o.give_up_after,
+        security: o.security.clone(),
+    });
+    let registered = async {
+        match &reg {
+            Some(r) => causeway_worker::keep_registered(r).await,
+            None => std::future::pending().await,
+        }
+    };
+    let mut code = ExitCode::SUCCESS;
+    tokio::select! {
+        _ = runner::termination_signal() => {
+            eprintln!("draining: no new chains; finishing the chains in flight");
+            svc.drain();
+            if let Some(r) = &reg {
+                causeway_worker::deregister(r).await;
+            }
+        }
+        end = registered => match end {
+            causeway_worker::RegistrationEnd::RunFinished => eprintln!("the run is finished"),
+            causeway_worker::RegistrationEnd::CoordinatorGone => {
+                eprintln!("the coordinator is gone; stopping")
+            }
+            causeway_worker::RegistrationEnd::Refused(why) => {
+                eprintln!("error: the coordinator refused this worker: {why}");
+                code = ExitCode::FAILURE;
+            }
+        },
+    }
+    svc.drain();
+    svc.wait_idle().await;
+    let _ = stop_tx.send(());
+    match server.await {
+        Ok(Ok(())) => Ok(code),
+        Ok(Err(e)) => Err(anyhow::anyhow!("worker on {bound}: {e}")),
+        Err(e) => Err(anyhow::anyhow!("worker on {bound}: {e}")),
+    }
 }

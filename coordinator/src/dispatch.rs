@@ -1,21 +1,33 @@
-//! Dispatch: send jobs to gRPC workers, retry a chain whose RPC fails on another worker, and
-//! hand every result to the caller as it arrives.
+//! Dispatch: send jobs to gRPC workers, retry a chain that fails on another worker, and hand
+//! every event to the caller as it happens.
 //!
-//! Each worker gets one task per slot. A task pulls the next job from a shared queue, runs it
-//! with `RunChain`, and forwards the streamed result. If the RPC fails (worker gone, connection
-//! reset), the job goes back to the queue and that task stops taking work, so the retry lands on
-//! another worker. A chain's result depends only on its seed, never on the worker or the order.
+//! Workers arrive on a channel at any time (static ones at the start, registered ones whenever
+//! they join). Each worker gets one task per slot. A task pulls the next job index from a shared
+//! queue, builds the wire `Job` only then (so pending chains cost a few bytes each), runs it with
+//! `RunChain` under a lease, and forwards the result. Failures:
+//!
+//! - the RPC fails, or its stream is silent for `lease_timeout` (worker killed, host hung,
+//!   network cut): the RPC is dropped (which cancels the chain on a live worker), the job is
+//!   requeued with one more attempt, and that task stops, so the retry lands elsewhere;
+//! - the worker is draining (`UNAVAILABLE: draining`): requeued without counting an attempt;
+//! - the model failed (`ok = false`): requeued with one more attempt.
+//!
+//! After `max_attempts` a job is reported failed with its last reason. A chain's result depends
+//! only on its seed, never on the worker, the order or the retries.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainResult, HelloRequest, Job, chain_event};
+use tokio::sync::{Mutex, Notify, mpsc, watch};
+use tokio::task::JoinSet;
 use causeway_worker::auth::{self, AuthedChannel, Security};
-use tokio::sync::{Mutex, Notify, mpsc};
+
+use crate::store::Event;
 
 /// A connected worker.
 #[derive(Clone, Debug)]
@@ -24,6 +36,9 @@ pub struct WorkerHandle {
     pub id: String,
     pub slots: u32,
     pub client: WorkerClient<AuthedChannel>,
+    /// Slot tasks of this worker still taking work (starts at `slots`; 0: the worker is gone
+    /// for this run).
+    pub live_slots: Arc<AtomicUsize>,
 }
 
 /// Connect to `addr` (`host:port` or a URL) and check the protocol version (local mode: no
@@ -56,162 +71,265 @@ pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<W
         id: hello.worker_id,
         slots: hello.slots.max(1),
         client,
+        live_slots: Arc::new(AtomicUsize::new(hello.slots.max(1) as usize)),
     })
 }
 
-/// A job waiting to run, with its attempt count.
-#[derive(Debug, Clone)]
-pub struct Pending {
-    /// Index of the job in the plan.
-    pub index: usize,
-    pub job: Job,
-    pub attempts: u32,
-}
+/// Builds the wire `Job` of plan index `i` when it is dispatched.
+pub type JobBuilder = Arc<dyn Fn(usize) -> Job + Send + Sync>;
 
-/// What became of a job.
+/// What happened to a job.
 #[derive(Debug)]
 pub enum Outcome {
-    /// The worker ran the chain (its result may still say the model failed: `ok = false`).
+    /// The worker ran the chain to a result with `ok = true` (not yet stored).
     Finished {
         index: usize,
         attempts: u32,
         result: ChainResult,
     },
-    /// Every attempt's RPC failed, or no worker was left.
-    Lost {
-        index: usize,
-        attempts: u32,
-        worker: String,
-        error: String,
-    },
+    /// Any other change of the job's row: started, requeued, failed after `max_attempts`
+    /// (model failures and RPC failures alike), or lost (no worker left, or stopped).
+    Row(Event),
 }
 
 /// Dispatch options.
 #[derive(Debug, Clone, Copy)]
 pub struct DispatchOptions {
-    /// RPC attempts per job before it is reported lost.
+    /// Attempts per job (RPC failures, lost leases and model failures) before it fails.
     pub max_attempts: u32,
+    /// A running chain whose stream is silent this long is taken back and requeued.
+    pub lease_timeout: Duration,
 }
 
 impl Default for DispatchOptions {
     fn default() -> Self {
-        DispatchOptions { max_attempts: 3 }
+        DispatchOptions {
+            max_attempts: 3,
+            lease_timeout: Duration::from_secs(10),
+        }
     }
 }
 
 struct Shared {
-    queue: Mutex<VecDeque<Pending>>,
-    /// Jobs not yet finished or lost.
+    /// `(plan index, attempts so far)`, both u32 to keep a 10^6-chain queue small.
+    queue: Mutex<VecDeque<(u32, u32)>>,
+    /// Jobs not yet finished or failed.
     remaining: AtomicUsize,
+    /// Per plan index: a result was accepted (a late duplicate is dropped).
+    done: Vec<AtomicBool>,
+    /// Something changed: a job was requeued or the last one finished.
     wake: Notify,
+    stopped: AtomicBool,
+    build: JobBuilder,
     opts: DispatchOptions,
 }
 
-/// Run `jobs` on `workers`; every outcome is sent on `out` as soon as it is known. Returns when
-/// every job has an outcome (jobs left when all workers have failed are reported lost).
+/// Run the jobs `pending` (plan indices, out of `total`) on the workers that arrive on
+/// `workers`; every event is sent on `out`. Returns when every job is finished or failed, when
+/// `stop` becomes true (what is still queued is reported lost, chains in flight are cancelled),
+/// or when `workers` is closed and every worker is gone (what is left is reported lost).
 pub async fn dispatch(
-    workers: Vec<WorkerHandle>,
-    jobs: Vec<Pending>,
+    mut workers: mpsc::Receiver<WorkerHandle>,
+    pending: Vec<usize>,
+    total: usize,
+    build: JobBuilder,
     opts: DispatchOptions,
+    mut stop: watch::Receiver<bool>,
     out: mpsc::Sender<Outcome>,
 ) {
     let shared = Arc::new(Shared {
-        remaining: AtomicUsize::new(jobs.len()),
-        queue: Mutex::new(jobs.into()),
+        remaining: AtomicUsize::new(pending.len()),
+        queue: Mutex::new(pending.into_iter().map(|i| (i as u32, 0)).collect()),
+        done: (0..total).map(|_| AtomicBool::new(false)).collect(),
         wake: Notify::new(),
+        stopped: AtomicBool::new(false),
+        build,
         opts,
     });
-    let mut tasks = Vec::new();
-    for w in workers {
-        for _ in 0..w.slots {
-            let shared = shared.clone();
-            let out = out.clone();
-            let w = w.clone();
-            tasks.push(tokio::spawn(async move { slot_loop(w, shared, out).await }));
+    let mut slots: JoinSet<()> = JoinSet::new();
+    let mut workers_open = true;
+    let mut stop_open = true;
+    let mut why_lost = "no worker left to run this chain";
+    loop {
+        if shared.remaining.load(Ordering::SeqCst) == 0 {
+            break;
+        }
+        if !workers_open && slots.is_empty() {
+            break;
+        }
+        if *stop.borrow() {
+            why_lost = "the run was stopped before this chain ran";
+            break;
+        }
+        tokio::select! {
+            w = workers.recv(), if workers_open => match w {
+                Some(w) => {
+                    tracing::info!(worker = %w.id, addr = %w.addr, slots = w.slots, "worker joined");
+                    for _ in 0..w.slots {
+                        slots.spawn(slot_loop(w.clone(), shared.clone(), out.clone()));
+                    }
+                }
+                None => workers_open = false,
+            },
+            _ = slots.join_next(), if !slots.is_empty() => {}
+            changed = stop.changed(), if stop_open => {
+                // The sender is gone: nobody can stop us any more; keep going.
+                stop_open = changed.is_ok();
+            }
+            _ = shared.wake.notified() => {}
         }
     }
-    for t in tasks {
-        let _ = t.await;
-    }
-    // No worker left: whatever is still queued is lost.
+    shared.stopped.store(true, Ordering::SeqCst);
+    shared.wake.notify_waiters();
+    // Chains in flight are dropped: their RPCs are cancelled and the workers stop them.
+    slots.abort_all();
+    while slots.join_next().await.is_some() {}
     let mut q = shared.queue.lock().await;
-    while let Some(p) = q.pop_front() {
+    while let Some((index, attempts)) = q.pop_front() {
         let _ = out
-            .send(Outcome::Lost {
-                index: p.index,
-                attempts: p.attempts,
-                worker: String::new(),
-                error: "no worker left to run this chain".into(),
-            })
+            .send(Outcome::Row(Event::Lost {
+                index: index as usize,
+                attempts,
+                error: why_lost.into(),
+            }))
             .await;
     }
 }
 
-async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<Outcome>) {
+/// Decrements the worker's live slot count when a slot task ends, however it ends.
+struct LiveSlot(Arc<AtomicUsize>);
+impl Drop for LiveSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+async fn next_job(shared: &Shared) -> Option<(u32, u32)> {
     loop {
-        let next = shared.queue.lock().await.pop_front();
-        let Some(mut p) = next else {
-            if shared.remaining.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            // Another slot may still hand a job back: wait for news.
-            let _ = tokio::time::timeout(Duration::from_millis(200), shared.wake.notified()).await;
-            continue;
-        };
-        p.attempts += 1;
-        match run_one(&mut w.client, p.job.clone()).await {
-            Ok(result) => {
-                shared.remaining.fetch_sub(1, Ordering::SeqCst);
-                shared.wake.notify_waiters();
-                let _ = out
-                    .send(Outcome::Finished {
-                        index: p.index,
-                        attempts: p.attempts,
-                        result,
-                    })
-                    .await;
-            }
-            Err(error) => {
-                tracing::warn!(worker = %w.addr, job = %p.job.job_id, attempt = p.attempts, "chain RPC failed: {error}");
-                if p.attempts >= shared.opts.max_attempts {
-                    shared.remaining.fetch_sub(1, Ordering::SeqCst);
+        if shared.stopped.load(Ordering::SeqCst) {
+            return None;
+        }
+        // Register interest before looking, so a wake between the two is not missed.
+        let notified = shared.wake.notified();
+        if let Some(j) = shared.queue.lock().await.pop_front() {
+            return Some(j);
+        }
+        if shared.remaining.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
+        // A chain in flight elsewhere may still come back: wait for news.
+        let _ = tokio::time::timeout(Duration::from_millis(500), notified).await;
+    }
+}
+
+async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<Outcome>) {
+    let _live = LiveSlot(w.live_slots.clone());
+    while let Some((index, attempts)) = next_job(&shared).await {
+        let i = index as usize;
+        let attempt = attempts + 1;
+        let _ = out
+            .send(Outcome::Row(Event::Started {
+                index: i,
+                attempt,
+                worker: w.id.clone(),
+            }))
+            .await;
+        let job = (shared.build)(i);
+        let outcome = run_one(&mut w.client, job, shared.opts.lease_timeout).await;
+        let (error, counted, keep_worker) = match outcome {
+            Ok(result) if result.ok => {
+                if !shared.done[i].swap(true, Ordering::SeqCst) {
                     let _ = out
-                        .send(Outcome::Lost {
-                            index: p.index,
-                            attempts: p.attempts,
-                            worker: w.addr.clone(),
-                            error,
+                        .send(Outcome::Finished {
+                            index: i,
+                            attempts: attempt,
+                            result,
                         })
                         .await;
-                } else {
-                    shared.queue.lock().await.push_back(p);
+                    if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+                        shared.wake.notify_waiters();
+                    }
                 }
-                shared.wake.notify_waiters();
-                // This worker failed an RPC: stop giving it work so the retry goes elsewhere.
-                return;
+                continue;
             }
+            Ok(result) => (format!("model failed: {}", result.error), true, true),
+            Err(RpcError::Draining) => ("worker is draining".to_string(), false, false),
+            Err(RpcError::Failed(e)) => (e, true, false),
+        };
+        if !keep_worker {
+            tracing::warn!(worker = %w.addr, job = i, attempt, "chain RPC failed: {error}");
         }
+        let attempts = if counted { attempt } else { attempts };
+        let worker = w.id.clone();
+        if counted && attempts >= shared.opts.max_attempts {
+            let ev = Event::Failed {
+                index: i,
+                attempts,
+                worker,
+                error,
+            };
+            let _ = out.send(Outcome::Row(ev)).await;
+            if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+                shared.wake.notify_waiters();
+            }
+        } else {
+            let ev = Event::Requeued {
+                index: i,
+                attempts,
+                worker,
+                error,
+            };
+            let _ = out.send(Outcome::Row(ev)).await;
+            shared.queue.lock().await.push_back((index, attempts));
+            shared.wake.notify_waiters();
+        }
+        if !keep_worker {
+            // This worker failed an RPC or is draining: stop giving it work, so the retry goes
+            // elsewhere. A worker that is still alive registers again and gets new slots.
+            return;
+        }
+    }
+}
+
+enum RpcError {
+    /// The worker refused the chain because it is draining (not counted as an attempt).
+    Draining,
+    Failed(String),
+}
+
+fn rpc_error(s: tonic::Status) -> RpcError {
+    if s.code() == tonic::Code::Unavailable && s.message() == causeway_worker::DRAINING {
+        RpcError::Draining
+    } else {
+        RpcError::Failed(format!("{}: {}", s.code(), s.message()))
     }
 }
 
 async fn run_one(
     client: &mut WorkerClient<AuthedChannel>,
     job: Job,
-) -> Result<ChainResult, String> {
-    let mut stream = client
-        .run_chain(job)
+    lease: Duration,
+) -> Result<ChainResult, RpcError> {
+    let lost = || RpcError::Failed(format!("lease lost: the worker was silent for {lease:?}"));
+    let mut stream = tokio::time::timeout(lease, client.run_chain(job))
         .await
-        .map_err(|s| format!("{}: {}", s.code(), s.message()))?
+        .map_err(|_| lost())?
+        .map_err(rpc_error)?
         .into_inner();
     loop {
-        match stream.message().await {
-            Ok(Some(ev)) => {
+        match tokio::time::timeout(lease, stream.message()).await {
+            Err(_) => return Err(lost()),
+            Ok(Ok(Some(ev))) => {
                 if let Some(chain_event::Event::Result(r)) = ev.event {
                     return Ok(r);
                 }
             }
-            Ok(None) => return Err("worker closed the stream before sending a result".into()),
-            Err(s) => return Err(format!("{}: {}", s.code(), s.message())),
+            Ok(Ok(None)) => {
+                return Err(RpcError::Failed(
+                    "worker closed the stream before sending a result".into(),
+                ));
+            }
+            Ok(Err(s)) => return Err(rpc_error(s)),
         }
     }
 }

@@ -1,22 +1,28 @@
 //! `causeway run`: plan → datasets → jobs → workers → store → tables.
+//!
+//! Durability: every chain has a row in `<out>/jobs.sqlite` ([`crate::store`]); its result
+//! files are written before its row says `done`, so a run killed at any point resumes where it
+//! was (run the same command again): finished chains are never run again, none is lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{Job, Seed};
-use causeway_results::rundir::{JobStatus, Manifest, RunDir};
+use causeway_results::rundir::{JobRecord, JobStatus, Manifest, RunDir};
 use causeway_samplers::{ChainOutput, DataContext, dataset_rng, registry};
 use causeway_worker::{CODE_VERSION, WorkerService, matrix_from_wire, matrix_to_wire};
 use indicatif::{ProgressBar, ProgressStyle};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::dispatch::{self, DispatchOptions, Outcome, Pending, WorkerHandle};
+use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WorkerHandle};
 use crate::experiment::Plan;
+use crate::membership::{self, CoordinatorService};
+use crate::store::{self, Event, JobStore};
 
 /// Where chains run.
 #[derive(Debug, Clone)]
@@ -27,15 +33,30 @@ pub enum Workers {
     Remote(Vec<String>),
 }
 
-/// What a finished run reports.
+/// What a finished (or stopped) run reports.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub out: PathBuf,
     pub total: usize,
+    /// Chains already stored when the run started.
     pub skipped: usize,
+    /// Chains run and stored by this run.
     pub ok: usize,
+    /// Chains not done at the end (failed, lost), with their reasons.
     pub failed: Vec<JobStatus>,
+    /// Stopped by SIGTERM / Ctrl-C (or [`RunOptions::stop`]) before the end.
+    pub interrupted: bool,
+    /// Seconds from the start until dispatch began (manifest, datasets, job table, workers).
+    pub setup_seconds: f64,
     pub seconds: f64,
+}
+
+/// Serve the `Coordinator` service so workers can join (`--listen`).
+#[derive(Debug, Clone)]
+pub struct Listen {
+    pub addr: SocketAddr,
+    /// The URL written to `<out>/coordinator.url` (see [`membership::coordinator_url`]).
+    pub advertise: Option<String>,
 }
 
 /// Options of one run.
@@ -48,23 +69,55 @@ pub struct RunOptions {
     pub progress: bool,
     /// Build the tables and figures at the end.
     pub report: bool,
-    /// Token and TLS for remote workers (`Security::default()`: local mode).
+    /// Accept workers that register at any time.
+    pub listen: Option<Listen>,
+    /// Stop cleanly on SIGTERM / SIGINT (the CLI); library callers use `stop` instead.
+    pub handle_signals: bool,
+    /// Stop cleanly once this becomes true.
+    pub stop: Option<watch::Receiver<bool>>,
+    /// Token and TLS for remote and registered workers and for the `--listen` service
+    /// (`Security::default()`: local mode, loopback only). Local workers never need it.
     pub security: causeway_worker::auth::Security,
+}
+
+impl RunOptions {
+    /// Options with the defaults: no progress bar, tables built, no listening, no signals.
+    pub fn new(out: impl Into<PathBuf>, workers: Workers) -> Self {
+        RunOptions {
+            out: out.into(),
+            workers,
+            dispatch: DispatchOptions::default(),
+            progress: false,
+            report: true,
+            listen: None,
+            handle_signals: false,
+            stop: None,
+            security: Default::default(),
+        }
+    }
 }
 
 /// Start `n` local workers on 127.0.0.1; returns their addresses and a shutdown handle each.
 pub async fn start_local_workers(
     n: usize,
 ) -> anyhow::Result<(Vec<String>, Vec<oneshot::Sender<()>>)> {
+    start_local_workers_with(n, causeway_worker::DEFAULT_HEARTBEAT).await
+}
+
+/// [`start_local_workers`] with a given heartbeat interval (`n` may be 0).
+pub async fn start_local_workers_with(
+    n: usize,
+    heartbeat: Duration,
+) -> anyhow::Result<(Vec<String>, Vec<oneshot::Sender<()>>)> {
     let mut addrs = Vec::new();
     let mut stops = Vec::new();
-    for i in 0..n.max(1) {
+    for i in 0..n {
         let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
             .await
             .context("binding a local worker on 127.0.0.1")?;
         let addr = listener.local_addr()?;
         let (tx, rx) = oneshot::channel::<()>();
-        let svc = WorkerService::new(format!("local-{i}@{addr}"), 1);
+        let svc = WorkerService::new(format!("local-{i}@{addr}"), 1).with_heartbeat(heartbeat);
         tokio::spawn(async move {
             if let Err(e) = causeway_worker::serve_listener(svc, listener, async {
                 let _ = rx.await;
@@ -87,12 +140,99 @@ pub fn default_local_workers() -> usize {
         .unwrap_or(1)
 }
 
-/// Run a plan to completion.
+/// The wire job of every plan index, built when it is dispatched: the cell's parameters as
+/// JSON once per cell, the observed data shared per (dataset, replicate).
+fn job_builder(
+    plan: &Plan,
+    jobs: Arc<Vec<JobRecord>>,
+    data: &HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>>,
+) -> anyhow::Result<JobBuilder> {
+    struct CellWire {
+        model: String,
+        params_json: String,
+        run_json: String,
+        /// Observed data per replicate.
+        observed: Vec<Arc<Vec<causeway_proto::v1::Matrix>>>,
+    }
+    let mut cells = Vec::with_capacity(plan.cells.len());
+    for cell in &plan.cells {
+        cells.push(CellWire {
+            model: cell.model.clone(),
+            params_json: cell.params.to_string(),
+            run_json: serde_json::to_string(&cell.run)?,
+            observed: (0..plan.replicates)
+                .map(|r| {
+                    data.get(&(cell.dataset_id.clone(), r))
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .collect(),
+        });
+    }
+    Ok(Arc::new(move |i: usize| {
+        let j = &jobs[i];
+        let c = &cells[j.cell];
+        Job {
+            protocol_version: PROTOCOL_VERSION,
+            job_id: j.job_id.clone(),
+            model: c.model.clone(),
+            params_json: c.params_json.clone(),
+            run_json: c.run_json.clone(),
+            seed: Some(Seed {
+                base_seed: j.seed.base_seed,
+                cell: j.seed.cell,
+                replicate: j.seed.replicate,
+                chain: j.seed.chain,
+            }),
+            observed: c
+                .observed
+                .get(j.replicate as usize)
+                .map(|o| o.as_ref().clone())
+                .unwrap_or_default(),
+        }
+    }))
+}
+
+/// Names of the files in `dir` (empty if it does not exist).
+fn file_names(dir: &Path) -> HashSet<String> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn termination_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Run a plan to completion (or until stopped; rerunning resumes).
 pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let start = Instant::now();
     let model = registry::model(&plan.model).map_err(|e| anyhow::anyhow!("{e}"))?;
     let rd = RunDir::create(&opts.out)?;
-    let jobs = plan.jobs();
+    let jobs = Arc::new(plan.jobs());
     let manifest = Manifest {
         name: plan.name.clone(),
         description: plan.description.clone(),
@@ -104,7 +244,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         report: plan.report.clone(),
         reported: plan.reported.clone(),
         cells: plan.cells.clone(),
-        jobs: jobs.clone(),
+        jobs: jobs.as_ref().clone(),
     };
     if rd.manifest_path().exists() {
         let old = rd
@@ -122,6 +262,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         plan.text.as_bytes(),
     )?;
     rd.write_manifest(&manifest)?;
+    drop(manifest);
 
     // Datasets: built once per (dataset, replicate) on the coordinator, stored, shipped.
     let ctx = DataContext {
@@ -149,66 +290,101 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             );
         }
     }
+    let build = job_builder(plan, jobs.clone(), &shipped)?;
+    drop(shipped);
 
-    // Jobs not yet on disk.
-    let mut pending = Vec::new();
-    let mut statuses: Vec<JobStatus> = jobs
-        .iter()
-        .map(|j| JobStatus {
-            job_id: j.job_id.clone(),
-            state: "pending".into(),
-            attempts: 0,
-            worker: String::new(),
-            error: String::new(),
-        })
-        .collect();
-    let mut skipped = 0;
-    for (i, j) in jobs.iter().enumerate() {
-        if rd.chain_done(&j.job_id) {
-            statuses[i].state = "done".into();
-            skipped += 1;
-            continue;
-        }
-        let cell = &plan.cells[j.cell];
-        let observed = shipped
-            .get(&(cell.dataset_id.clone(), j.replicate))
-            .cloned()
-            .unwrap_or_default();
-        pending.push(Pending {
-            index: i,
-            attempts: 0,
-            job: Job {
-                protocol_version: PROTOCOL_VERSION,
-                job_id: j.job_id.clone(),
-                model: cell.model.clone(),
-                params_json: cell.params.to_string(),
-                run_json: serde_json::to_string(&cell.run)?,
-                seed: Some(Seed {
-                    base_seed: j.seed.base_seed,
-                    cell: j.seed.cell,
-                    replicate: j.seed.replicate,
-                    chain: j.seed.chain,
-                }),
-                observed: observed.as_ref().clone(),
-            },
+    // The job table, reconciled with the result files already on disk.
+    let job_ids: Vec<String> = jobs.iter().map(|j| j.job_id.clone()).collect();
+    let mut table = JobStore::open(&opts.out, &job_ids)?;
+    drop(job_ids);
+    let pending = {
+        let chains = file_names(&opts.out.join("chains"));
+        let timing = file_names(&opts.out.join("timing"));
+        table.reconcile(|i| {
+            let id = &jobs[i].job_id;
+            chains.contains(&format!("{id}.trace.parquet"))
+                && chains.contains(&format!("{id}.summary.parquet"))
+                && timing.contains(&format!("{id}.parquet"))
+        })?
+    };
+    let skipped = jobs.len() - pending.len();
+    let n_pending = pending.len();
+    let writer = table.into_writer();
+
+    // Stop: SIGTERM / Ctrl-C (CLI) or the caller's flag.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let stop_tx = Arc::new(stop_tx);
+    if opts.handle_signals {
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            termination_signal().await;
+            let _ = stop_tx.send(true);
+        });
+    }
+    if let Some(mut external) = opts.stop.clone() {
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            while external.changed().await.is_ok() {
+                if *external.borrow() {
+                    let _ = stop_tx.send(true);
+                    return;
+                }
+            }
         });
     }
 
-    // Workers.
-    let (addrs, stops) = match &opts.workers {
-        Workers::Local(n) => start_local_workers(*n).await?,
-        Workers::Remote(list) => (list.clone(), Vec::new()),
+    // Workers: static ones now, registered ones whenever they come.
+    let (workers_tx, workers_rx) = mpsc::channel::<WorkerHandle>(64);
+    let heartbeat = (opts.dispatch.lease_timeout / 4).min(causeway_worker::DEFAULT_HEARTBEAT);
+    let local_mode = causeway_worker::auth::Security::default();
+    let ((addrs, stops), security) = match &opts.workers {
+        Workers::Local(n) => (start_local_workers_with(*n, heartbeat).await?, &local_mode),
+        Workers::Remote(list) => ((list.clone(), Vec::new()), &opts.security),
     };
-    let mut handles: Vec<WorkerHandle> = Vec::new();
+    let mut n_static = 0;
     for a in &addrs {
-        match dispatch::connect_secure(a, &opts.security).await {
-            Ok(h) => handles.push(h),
+        match dispatch::connect_secure(a, security).await {
+            Ok(h) => {
+                n_static += 1;
+                let _ = workers_tx.send(h).await;
+            }
             Err(e) => tracing::warn!("{e}"),
         }
     }
-    if handles.is_empty() && !pending.is_empty() {
+    let mut coordinator: Option<(CoordinatorService, oneshot::Sender<()>)> = None;
+    if let Some(listen) = &opts.listen {
+        opts.security
+            .check_listen(listen.addr)
+            .with_context(|| format!("--listen {}", listen.addr))?;
+        let listener = tokio::net::TcpListener::bind(listen.addr)
+            .await
+            .with_context(|| format!("--listen {}", listen.addr))?;
+        let bound = listener.local_addr()?;
+        let url = membership::coordinator_url(bound, listen.advertise.as_deref());
+        causeway_results::rundir::write_atomic(
+            &opts.out.join(membership::URL_FILE),
+            format!("{url}\n").as_bytes(),
+        )?;
+        eprintln!("coordinator listening on {bound}; workers join with --coordinator {url}");
+        let svc = CoordinatorService::new(workers_tx.clone(), opts.security.clone());
+        let (tx, rx) = oneshot::channel::<()>();
+        let server = svc.clone();
+        let security = opts.security.clone();
+        tokio::spawn(async move {
+            if let Err(e) = membership::serve(server, listener, &security, async {
+                let _ = rx.await;
+            })
+            .await
+            {
+                tracing::error!("coordinator service on {bound}: {e}");
+            }
+        });
+        coordinator = Some((svc, tx));
+    } else if n_static == 0 && n_pending > 0 {
         anyhow::bail!("no worker could be reached (tried {})", addrs.join(", "));
     }
+    // Without --listen no worker comes later: dispatch ends when the static ones are gone.
+    drop(workers_tx);
 
     let bar = if opts.progress {
         ProgressBar::new(jobs.len() as u64)
@@ -223,105 +399,130 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     );
     bar.set_position(skipped as u64);
 
-    let (tx, mut rx) = mpsc::channel::<Outcome>(64);
-    let n_pending = pending.len();
-    let dispatcher = tokio::spawn(dispatch::dispatch(handles, pending, opts.dispatch, tx));
+    let setup_seconds = start.elapsed().as_secs_f64();
+    let (tx, mut rx) = mpsc::channel::<Outcome>(256);
+    let dispatcher = tokio::spawn(dispatch::dispatch(
+        workers_rx,
+        pending,
+        jobs.len(),
+        build,
+        opts.dispatch,
+        stop_rx.clone(),
+        tx,
+    ));
     let mut ok = 0usize;
-    let mut seen = 0usize;
     // Results are written on blocking threads as they arrive, several at once, so the store
-    // never serialises the workers.
-    let mut writes: tokio::task::JoinSet<(usize, Result<(), String>)> = tokio::task::JoinSet::new();
-    let settle = |statuses: &mut Vec<JobStatus>,
-                  ok: &mut usize,
-                  index: usize,
-                  stored: Result<(), String>| {
-        let st = &mut statuses[index];
-        match stored {
-            Ok(()) => {
-                st.state = "done".into();
-                *ok += 1;
+    // never serialises the workers; a row says done only once its files are in place.
+    let mut writes: tokio::task::JoinSet<(usize, u32, String, Result<(), String>)> =
+        tokio::task::JoinSet::new();
+    let settle =
+        |writer: &store::Writer,
+         ok: &mut usize,
+         (index, attempts, worker, stored): (usize, u32, String, Result<(), String>)| {
+            match stored {
+                Ok(()) => {
+                    *ok += 1;
+                    writer.send(Event::Done {
+                        index,
+                        attempts,
+                        worker,
+                    });
+                }
+                Err(e) => writer.send(Event::Failed {
+                    index,
+                    attempts,
+                    worker,
+                    error: format!("storing the result: {e}"),
+                }),
             }
-            Err(e) => {
-                st.state = "failed".into();
-                st.error = format!("storing the result: {e}");
-            }
-        }
-    };
+        };
+    let max_writes = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(2, 16);
     while let Some(outcome) = rx.recv().await {
-        seen += 1;
         match outcome {
             Outcome::Finished {
                 index,
                 attempts,
                 result,
             } => {
-                let st = &mut statuses[index];
-                st.attempts = attempts;
-                st.worker = result.worker_id.clone();
-                if result.ok {
+                let rd2 = rd.clone();
+                writes.spawn_blocking(move || {
+                    let worker = result.worker_id.clone();
                     let job_id = result.job_id.clone();
-                    let rd2 = rd.clone();
-                    writes.spawn_blocking(move || {
-                        let stored = output_from_result(result).and_then(|out| {
-                            rd2.write_chain(&job_id, &out).map_err(|e| e.to_string())
-                        });
-                        (index, stored)
-                    });
-                    while writes.len() > 8 {
-                        if let Some(Ok((i, r))) = writes.join_next().await {
-                            settle(&mut statuses, &mut ok, i, r);
-                        }
+                    let stored = output_from_result(result)
+                        .and_then(|out| rd2.write_chain(&job_id, &out).map_err(|e| e.to_string()));
+                    (index, attempts, worker, stored)
+                });
+                while writes.len() > max_writes {
+                    if let Some(Ok(done)) = writes.join_next().await {
+                        settle(&writer, &mut ok, done);
                     }
-                } else {
-                    st.state = "failed".into();
-                    st.error = result.error;
-                    bar.println(format!("chain {} failed: {}", st.job_id, st.error));
                 }
+                bar.inc(1);
             }
-            Outcome::Lost {
-                index,
-                attempts,
-                worker,
-                error,
-            } => {
-                let st = &mut statuses[index];
-                st.state = "lost".into();
-                st.attempts = attempts;
-                st.worker = worker;
-                st.error = error;
+            Outcome::Row(ev) => {
+                if let Event::Failed {
+                    index,
+                    attempts,
+                    error,
+                    ..
+                } = &ev
+                {
+                    bar.println(format!(
+                        "chain {} failed after {attempts} attempts: {error}",
+                        jobs[*index].job_id
+                    ));
+                    bar.inc(1);
+                }
+                writer.send(ev);
             }
         }
-        bar.inc(1);
-        if seen == n_pending {
-            break;
+        while let Some(Ok(done)) = writes.try_join_next() {
+            settle(&writer, &mut ok, done);
         }
     }
     while let Some(joined) = writes.join_next().await {
         match joined {
-            Ok((i, r)) => settle(&mut statuses, &mut ok, i, r),
+            Ok(done) => settle(&writer, &mut ok, done),
             Err(e) => tracing::error!("a result writer stopped: {e}"),
         }
     }
     let _ = dispatcher.await;
+    let interrupted = *stop_rx.borrow();
     bar.finish_and_clear();
+    let table = writer.finish()?;
+    let statuses = table.statuses()?;
+    drop(table);
+    rd.write_job_statuses(&statuses)?;
+    if let Some((svc, server_stop)) = coordinator {
+        if !interrupted {
+            svc.finish();
+            svc.linger(Duration::from_secs(3)).await;
+        }
+        let _ = server_stop.send(());
+    }
     for s in stops {
         let _ = s.send(());
     }
-    rd.write_job_statuses(&statuses)?;
-    if opts.report {
-        causeway_results::report::build(&rd).context("building tables")?;
+    let failed: Vec<JobStatus> = statuses.into_iter().filter(|s| s.state != "done").collect();
+    if opts.report && !interrupted {
+        if let Err(e) = causeway_results::report::build(&rd) {
+            if failed.is_empty() {
+                return Err(e).context("building tables");
+            }
+            tracing::warn!("building tables with failed chains: {e:#}");
+        }
     }
-    let failed: Vec<JobStatus> = statuses
-        .iter()
-        .filter(|s| s.state != "done")
-        .cloned()
-        .collect();
     Ok(RunSummary {
         out: opts.out.clone(),
         total: jobs.len(),
         skipped,
         ok,
         failed,
+        interrupted,
+        setup_seconds,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

@@ -3,7 +3,7 @@
 
 #![allow(clippy::all)]
 
-/// Generated messages and the `Worker` service.
+/// Generated messages and the `Worker` and `Coordinator` services.
 pub mod v1 {
     tonic::include_proto!("causeway.v1");
 }

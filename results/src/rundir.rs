@@ -5,7 +5,9 @@
 //! <out>/
 //!   manifest.json                 experiment as run, code version, seeds, cells, jobs
 //!   experiment.yaml               the YAML file exactly as given
-//!   jobs.csv                      one row per chain: state, attempts, worker, error
+//!   jobs.sqlite                   the durable job table (coordinator's `store`): state per chain
+//!   jobs.csv                      jobs.sqlite exported at the end: state, attempts, worker, error
+//!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
 //!   chains/<job>.trace.parquet    iteration + one f64 column per traced scalar
 //!   chains/<job>.summary.parquet  one row per summary matrix (name, rows, cols, values, names)
@@ -221,9 +223,12 @@ impl RunDir {
         write_parquet(&tpath, &mut tdf)
     }
 
-    /// Whether a job's deterministic outputs are both on disk.
+    /// Whether all of a job's files (trace, summary, timing) are on disk. Each is renamed into
+    /// place whole, and timing is written last, so then the chain is completely stored.
     pub fn chain_done(&self, job_id: &str) -> bool {
-        self.trace_path(job_id).exists() && self.summary_path(job_id).exists()
+        self.trace_path(job_id).exists()
+            && self.summary_path(job_id).exists()
+            && self.timing_path(job_id).exists()
     }
 
     /// A chain's trace as a DataFrame (`iteration` + one column per traced scalar).

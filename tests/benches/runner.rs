@@ -6,24 +6,11 @@
 use std::path::Path;
 use std::time::Instant;
 
-use causeway::dispatch::DispatchOptions;
 use causeway::experiment::{ProfileName, plan_from_str};
 use causeway::runner::{RunOptions, Workers, run};
 
 fn yaml(chains: usize) -> String {
-    format!(
-        r#"
-name: overhead
-model: wood2006
-seed: 1
-chains: {chains}
-replicates: 1
-run: {{iterations: 1}}
-params: {{sampler: gibbs, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}}
-dataset: {{kind: ibp_synthetic, n_observed: 2, n_trials: 2, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 1}}
-profiles: {{quick: {{}}, paper: {{}}}}
-"#
-    )
+    causeway_tests::trivial_chains_yaml("overhead", chains)
 }
 
 fn main() {
@@ -41,12 +28,8 @@ fn main() {
         .expect("valid experiment");
         let tmp = tempfile::tempdir().expect("tempdir");
         let opts = RunOptions {
-            out: tmp.path().join("run"),
-            workers: Workers::Local(4),
-            dispatch: DispatchOptions::default(),
-            progress: false,
             report: false,
-            security: Default::default(),
+            ..RunOptions::new(tmp.path().join("run"), Workers::Local(4))
         };
         let t = Instant::now();
         let s = rt.block_on(run(&plan, &opts)).expect("run");

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use causeway::dispatch::DispatchOptions;
 use causeway::experiment::{ProfileName, plan_from_str};
 use causeway::runner::{RunOptions, Workers, run, start_local_workers};
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
@@ -48,14 +47,7 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn opts(out: &Path, workers: Workers) -> RunOptions {
-    RunOptions {
-        out: out.to_path_buf(),
-        workers,
-        dispatch: DispatchOptions::default(),
-        progress: false,
-        report: true,
-        security: Default::default(),
-    }
+    RunOptions::new(out, workers)
 }
 
 /// A worker that greets properly and then fails every chain RPC, as a dying host would.

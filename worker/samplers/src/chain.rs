@@ -5,6 +5,7 @@
 //! iterations (burn-in included, so trace plots show it; diagnostics drop `iteration < burn_in`),
 //! posterior summaries accumulated after burn-in, and a final summary.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,9 @@ pub enum SamplerError {
     /// The parameters or dataset do not fit this sampler (should have been caught by validation).
     #[error("invalid input: {0}")]
     Input(String),
+    /// The chain was stopped from outside (its cancel flag was set) before it finished.
+    #[error("cancelled at iteration {0}")]
+    Cancelled(u64),
 }
 
 /// How long a chain runs. Units: iterations (one `Sampler::step` each).
@@ -86,6 +90,19 @@ pub fn run_chain(
     rng: &mut ChainRng,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ChainOutput, SamplerError> {
+    run_chain_cancellable(sampler, spec, rng, progress, &AtomicBool::new(false))
+}
+
+/// [`run_chain`] that also stops with [`SamplerError::Cancelled`] as soon as `cancel` is set
+/// (checked between iterations), so a worker can drop a chain its coordinator gave up on.
+/// Cancellation never changes the output of a chain that completes.
+pub fn run_chain_cancellable(
+    sampler: &mut dyn Sampler,
+    spec: &RunSpec,
+    rng: &mut ChainRng,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<ChainOutput, SamplerError> {
     let thin = spec.thin.max(1);
     let trace_names = sampler.trace_names();
     let mut out = ChainOutput {
@@ -98,6 +115,9 @@ pub fn run_chain(
     let start = Instant::now();
     let mut row = Vec::with_capacity(out.trace_names.len());
     for it in 1..=spec.iterations {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(SamplerError::Cancelled(it - 1));
+        }
         sampler.step(rng)?;
         if it > spec.burn_in {
             sampler.accumulate();

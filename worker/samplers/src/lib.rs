@@ -23,7 +23,7 @@ pub mod registry;
 pub mod seed;
 pub mod wood2006;
 
-pub use chain::{ChainOutput, RunSpec, Sampler, SamplerError, run_chain};
+pub use chain::{ChainOutput, RunSpec, Sampler, SamplerError, run_chain, run_chain_cancellable};
 pub use data::{DataContext, Dataset, Matrix};
 pub use params::ParamError;
 pub use registry::{Model, model};

@@ -6,19 +6,30 @@
 //!
 //! A model that fails (numerical error, invalid state, even a panic) yields a result with
 //! `ok = false` and the reason; the worker itself never goes down on bad input.
+//!
+//! Liveness: while a chain runs, the stream carries a `Progress` event at least every heartbeat
+//! interval ([`DEFAULT_HEARTBEAT`]), so a coordinator can hold a lease on it. When the
+//! coordinator cancels the RPC (or goes away), the chain is stopped between two iterations.
+//! A draining worker ([`WorkerService::drain`]) refuses new chains with
+//! `Status::unavailable(DRAINING)` and finishes those in flight. [`keep_registered`] is the
+//! worker's side of the coordinator's `Register` service (workers that join a run at any time).
 
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use causeway_proto::PROTOCOL_VERSION;
+use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
-    ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, chain_event,
+    ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, RegisterRequest, chain_event,
 };
-use causeway_samplers::{ChainOutput, Dataset, Matrix, RunSpec, chain_rng, registry, run_chain};
-use tokio::sync::{Semaphore, mpsc};
+use causeway_samplers::{
+    ChainOutput, Dataset, Matrix, RunSpec, chain_rng, registry, run_chain_cancellable,
+};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
@@ -53,12 +64,21 @@ pub fn matrix_from_wire(m: causeway_proto::v1::Matrix) -> Result<Matrix, String>
     Ok(out)
 }
 
+/// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
+/// coordinator requeues such a chain without counting an attempt.
+pub const DRAINING: &str = "draining";
+
+/// Default interval between two `Progress` events of a running chain (its heartbeat).
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(1);
+
 /// The worker service. `slots` chains may run at once (default 1: a local worker per core).
 #[derive(Clone)]
 pub struct WorkerService {
     id: String,
     slots: Arc<Semaphore>,
     n_slots: u32,
+    draining: Arc<AtomicBool>,
+    heartbeat: Duration,
 }
 
 impl WorkerService {
@@ -69,7 +89,36 @@ impl WorkerService {
             id: id.into(),
             slots: Arc::new(Semaphore::new(n as usize)),
             n_slots: n,
+            draining: Arc::new(AtomicBool::new(false)),
+            heartbeat: DEFAULT_HEARTBEAT,
         }
+    }
+
+    /// Send a heartbeat `Progress` event at least this often while a chain runs.
+    pub fn with_heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every.max(Duration::from_millis(10));
+        self
+    }
+
+    /// This worker's id (as reported by `Hello` and in every result).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Chains this worker runs at once.
+    pub fn slots(&self) -> u32 {
+        self.n_slots
+    }
+
+    /// Refuse new chains from now on (`Status::unavailable(DRAINING)`); chains in flight go on.
+    pub fn drain(&self) {
+        self.draining.store(true, Ordering::SeqCst);
+    }
+
+    /// Wait until no chain is running (every slot free).
+    pub async fn wait_idle(&self) {
+        // Holding every permit at once means nothing runs; they are released at once.
+        let _all = self.slots.acquire_many(self.n_slots).await;
     }
 
     /// The tonic server wrapper, with message limits large enough for real datasets.
@@ -116,6 +165,16 @@ fn prepare(
 /// Run one job to a result, synchronously. Used by the gRPC handler on a blocking thread, and
 /// directly by tests and benchmarks.
 pub fn execute(job: &Job, worker_id: &str, progress: &mut dyn FnMut(u64, u64)) -> ChainResult {
+    execute_cancellable(job, worker_id, progress, &AtomicBool::new(false))
+}
+
+/// [`execute`] that stops the chain (a failed result, "cancelled") once `cancel` is set.
+pub fn execute_cancellable(
+    job: &Job,
+    worker_id: &str,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+) -> ChainResult {
     let failed = |error: String| ChainResult {
         job_id: job.job_id.clone(),
         ok: false,
@@ -135,7 +194,8 @@ pub fn execute(job: &Job, worker_id: &str, progress: &mut dyn FnMut(u64, u64)) -
         let mut sampler = model
             .sampler(&params, &data, &mut rng)
             .map_err(|e| e.to_string())?;
-        run_chain(sampler.as_mut(), &run, &mut rng, progress).map_err(|e| e.to_string())
+        run_chain_cancellable(sampler.as_mut(), &run, &mut rng, progress, cancel)
+            .map_err(|e| e.to_string())
     }));
     match outcome {
         Ok(Ok(out)) => to_result(job, worker_id, out),
@@ -198,32 +258,63 @@ impl Worker for WorkerService {
                 job.protocol_version
             )));
         }
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(Status::unavailable(DRAINING));
+        }
         let permit = self
             .slots
             .clone()
             .acquire_owned()
             .await
             .map_err(|_| Status::unavailable("worker is shutting down"))?;
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(Status::unavailable(DRAINING));
+        }
         let (tx, rx) = mpsc::channel(16);
         let id = self.id.clone();
+        let done = Arc::new(AtomicU64::new(0));
+        let total = Arc::new(AtomicU64::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (finished_tx, mut finished_rx) = oneshot::channel::<()>();
+        // Heartbeat: the latest progress every `heartbeat`, even when an iteration is slow; a
+        // closed stream (the coordinator cancelled or vanished) stops the chain.
+        {
+            let (tx, done, total, cancel) =
+                (tx.clone(), done.clone(), total.clone(), cancel.clone());
+            let every = self.heartbeat;
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+                loop {
+                    tokio::select! {
+                        _ = &mut finished_rx => return,
+                        _ = tx.closed() => {
+                            cancel.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                        _ = tick.tick() => {
+                            let ev = ChainEvent {
+                                event: Some(chain_event::Event::Progress(Progress {
+                                    done: done.load(Ordering::Relaxed),
+                                    total: total.load(Ordering::Relaxed),
+                                })),
+                            };
+                            let _ = tx.try_send(Ok(ev));
+                        }
+                    }
+                }
+            });
+        }
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            let mut last = Instant::now();
-            let progress_tx = tx.clone();
-            let mut progress = |done: u64, total: u64| {
-                // At most ~5 progress events a second; never block the chain on a slow reader.
-                if done == total || last.elapsed() >= Duration::from_millis(200) {
-                    last = Instant::now();
-                    let ev = ChainEvent {
-                        event: Some(chain_event::Event::Progress(Progress { done, total })),
-                    };
-                    let _ = progress_tx.try_send(Ok(ev));
-                }
+            let mut progress = |d: u64, t: u64| {
+                done.store(d, Ordering::Relaxed);
+                total.store(t, Ordering::Relaxed);
             };
-            let result = execute(&job, &id, &mut progress);
+            let result = execute_cancellable(&job, &id, &mut progress, &cancel);
             let _ = tx.blocking_send(Ok(ChainEvent {
                 event: Some(chain_event::Event::Result(result)),
             }));
+            let _ = finished_tx.send(());
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
@@ -256,4 +347,86 @@ pub async fn serve(
     security.check_listen(addr)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     auth::serve_listener(service.into_server(), listener, security, shutdown).await
+}
+
+/// How a worker finds and keeps its place in a run (`causeway worker --coordinator URL`).
+#[derive(Debug, Clone)]
+pub struct Registration {
+    /// The coordinator's URL (the content of `<run dir>/coordinator.url`).
+    pub coordinator: String,
+    /// `host:port` the coordinator connects back to.
+    pub addr: String,
+    pub worker_id: String,
+    pub slots: u32,
+    /// Time between two registrations (the worker's liveness signal).
+    pub every: Duration,
+    /// After a first successful registration, give up once the coordinator has been
+    /// unreachable this long (the run is over or its coordinator died).
+    pub give_up_after: Duration,
+    /// Token and TLS for the registration calls (the coordinator requires the same token).
+    pub security: auth::Security,
+}
+
+/// Why [`keep_registered`] returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistrationEnd {
+    /// The coordinator said its run is finished.
+    RunFinished,
+    /// The coordinator was reachable once, then unreachable for `give_up_after`.
+    CoordinatorGone,
+    /// The coordinator refused this worker (e.g. another protocol version), with its reason.
+    Refused(String),
+}
+
+async fn register_once(
+    reg: &Registration,
+    draining: bool,
+) -> Result<causeway_proto::v1::RegisterReply, String> {
+    let call = async {
+        let channel = auth::connect_authed(&reg.coordinator, &reg.security)
+            .await
+            .map_err(|e| e.to_string())?;
+        CoordinatorClient::new(channel)
+            .register(RegisterRequest {
+                protocol_version: PROTOCOL_VERSION,
+                worker_id: reg.worker_id.clone(),
+                addr: reg.addr.clone(),
+                slots: reg.slots,
+                draining,
+            })
+            .await
+            .map_err(|s| format!("{}: {}", s.code(), s.message()))
+    };
+    let reply = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .map_err(|_| "no answer within 5 s".to_string())??
+        .into_inner();
+    Ok(reply)
+}
+
+/// Register with the coordinator now and every `reg.every`, retrying until it is reachable.
+/// Returns when the run is finished, the coordinator is gone, or it refuses this worker.
+pub async fn keep_registered(reg: &Registration) -> RegistrationEnd {
+    let mut last_ok: Option<Instant> = None;
+    loop {
+        match register_once(reg, false).await {
+            Ok(reply) if !reply.accepted => return RegistrationEnd::Refused(reply.message),
+            Ok(reply) if reply.run_finished => return RegistrationEnd::RunFinished,
+            Ok(_) => last_ok = Some(Instant::now()),
+            Err(e) => {
+                tracing::debug!("registering with {}: {e}", reg.coordinator);
+                if last_ok.is_some_and(|t| t.elapsed() >= reg.give_up_after) {
+                    return RegistrationEnd::CoordinatorGone;
+                }
+            }
+        }
+        tokio::time::sleep(reg.every).await;
+    }
+}
+
+/// Tell the coordinator this worker is draining (best effort, a few seconds at most).
+pub async fn deregister(reg: &Registration) {
+    if let Err(e) = register_once(reg, true).await {
+        tracing::warn!("deregistering from {}: {e}", reg.coordinator);
+    }
 }

@@ -1,0 +1,625 @@
+//! The durable job table, `<out>/jobs.sqlite` (SQLite in WAL mode).
+//!
+//! One row per chain of the plan: its state (`pending`, `running`, `done`, `failed`, `lost`),
+//! attempts in the current run, the worker that last ran it, its last error, and when it last
+//! started and finished (Unix seconds; `causeway status` estimates the time left from them).
+//!
+//! Ordering rule: a chain's result files are written (atomically, temp file + rename) before its
+//! row says `done`, so a `done` row always has its files. On start, [`JobStore::reconcile`]
+//! repairs what a killed coordinator left: a `done` row whose files are missing goes back to
+//! `pending`; a row not `done` whose files are all present is marked `done` (the rename is
+//! atomic, so the files are complete); `running`, `failed` and `lost` rows go back to `pending`.
+//! Rows are updated by one writer thread ([`Writer`]) in small transactions (at most 256 events
+//! or 50 ms each), so the database is never the per-chain bottleneck; every update is
+//! idempotent, so a result stored twice leaves the same row.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use causeway_results::rundir::JobStatus;
+use rusqlite::{Connection, OpenFlags, params};
+
+/// File name of the job table inside a run directory.
+pub const DB_FILE: &str = "jobs.sqlite";
+
+/// Most events committed in one transaction.
+const BATCH_ROWS: usize = 256;
+/// Longest time an event waits for its transaction.
+const BATCH_WAIT: Duration = Duration::from_millis(50);
+
+/// Errors of the job table.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("{path}: holds {found} jobs where the plan has {expected}, or other job ids")]
+    Mismatch {
+        path: PathBuf,
+        found: usize,
+        expected: usize,
+    },
+    #[error("the job table's writer thread stopped")]
+    WriterGone,
+}
+
+/// A change to one job's row, applied by the [`Writer`].
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// Attempt `attempt` started on `worker`.
+    Started {
+        index: usize,
+        attempt: u32,
+        worker: String,
+    },
+    /// The result files are in place.
+    Done {
+        index: usize,
+        attempts: u32,
+        worker: String,
+    },
+    /// Given up after `attempts` (model failure or RPC failures), or its result could not be
+    /// stored.
+    Failed {
+        index: usize,
+        attempts: u32,
+        worker: String,
+        error: String,
+    },
+    /// Back in the queue after a failed attempt.
+    Requeued {
+        index: usize,
+        attempts: u32,
+        worker: String,
+        error: String,
+    },
+    /// Not run: no worker left, or the run was stopped.
+    Lost {
+        index: usize,
+        attempts: u32,
+        error: String,
+    },
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// The job table of one run directory.
+pub struct JobStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl JobStore {
+    /// Open (or create) `<dir>/jobs.sqlite` and make sure it holds exactly `job_ids`, in order
+    /// (row `i` is job `i` of the plan).
+    pub fn open(dir: &Path, job_ids: &[String]) -> Result<Self, StoreError> {
+        let path = dir.join(DB_FILE);
+        let sq = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let mut conn = Connection::open(&path).map_err(sq)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sq)?;
+        // WAL + NORMAL: a killed process loses nothing committed; only a power cut may.
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sq)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(sq)?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS jobs (
+                idx INTEGER PRIMARY KEY,
+                job_id TEXT NOT NULL UNIQUE,
+                state TEXT NOT NULL DEFAULT 'pending',
+                attempts INTEGER NOT NULL DEFAULT 0,
+                worker TEXT NOT NULL DEFAULT '',
+                error TEXT NOT NULL DEFAULT '',
+                started REAL,
+                finished REAL
+            );",
+        )
+        .map_err(sq)?;
+        let found = conn
+            .query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get::<_, i64>(0))
+            .map_err(sq)? as usize;
+        if found == 0 {
+            let tx = conn.transaction().map_err(sq)?;
+            {
+                let mut ins = tx
+                    .prepare("INSERT INTO jobs (idx, job_id) VALUES (?1, ?2)")
+                    .map_err(sq)?;
+                for (i, id) in job_ids.iter().enumerate() {
+                    ins.execute(params![i as i64, id]).map_err(sq)?;
+                }
+            }
+            tx.commit().map_err(sq)?;
+        } else {
+            // Same plan (the manifest was checked first); a cheap check that rows line up.
+            let last: Option<String> = conn
+                .query_row(
+                    "SELECT job_id FROM jobs WHERE idx = ?1",
+                    [job_ids.len() as i64 - 1],
+                    |r| r.get(0),
+                )
+                .ok();
+            if found != job_ids.len() || last.as_ref() != job_ids.last() {
+                return Err(StoreError::Mismatch {
+                    path,
+                    found,
+                    expected: job_ids.len(),
+                });
+            }
+        }
+        Ok(JobStore { conn, path })
+    }
+
+    fn sq(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Make the table agree with the result files (`files_done(i)`: job `i`'s files are all
+    /// present), then return the jobs still to run, in plan order.
+    pub fn reconcile(
+        &mut self,
+        files_done: impl Fn(usize) -> bool,
+    ) -> Result<Vec<usize>, StoreError> {
+        let path = self.path.clone();
+        let sq = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let rows: Vec<(usize, String)> = {
+            let mut st = self
+                .conn
+                .prepare("SELECT idx, state FROM jobs ORDER BY idx")
+                .map_err(sq)?;
+            st.query_map([], |r| Ok((r.get::<_, i64>(0)? as usize, r.get(1)?)))
+                .map_err(sq)?
+                .collect::<Result<_, _>>()
+                .map_err(sq)?
+        };
+        let mut todo = Vec::new();
+        let tx = self.conn.transaction().map_err(sq)?;
+        {
+            let mut to_pending = tx
+                .prepare(
+                    "UPDATE jobs SET state = 'pending', attempts = 0, error = ?2 WHERE idx = ?1",
+                )
+                .map_err(sq)?;
+            let mut to_done = tx
+                .prepare("UPDATE jobs SET state = 'done', error = '' WHERE idx = ?1")
+                .map_err(sq)?;
+            for (i, state) in rows {
+                let on_disk = files_done(i);
+                match (state.as_str(), on_disk) {
+                    ("done", true) => {}
+                    ("done", false) => {
+                        to_pending
+                            .execute(params![i as i64, "result files were missing: run again"])
+                            .map_err(sq)?;
+                        todo.push(i);
+                    }
+                    (_, true) => {
+                        to_done.execute([i as i64]).map_err(sq)?;
+                    }
+                    ("pending", false) => todo.push(i),
+                    (_, false) => {
+                        to_pending.execute(params![i as i64, ""]).map_err(sq)?;
+                        todo.push(i);
+                    }
+                }
+            }
+        }
+        tx.commit().map_err(sq)?;
+        Ok(todo)
+    }
+
+    /// Every row, in plan order, as written to `jobs.csv`.
+    pub fn statuses(&self) -> Result<Vec<JobStatus>, StoreError> {
+        read_statuses(&self.conn).map_err(self.sq())
+    }
+
+    /// Hand the connection to a writer thread.
+    pub fn into_writer(self) -> Writer {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let thread = std::thread::Builder::new()
+            .name("jobs.sqlite".into())
+            .spawn(move || write_loop(self, rx));
+        match thread {
+            Ok(h) => Writer {
+                tx,
+                thread: Some(h),
+            },
+            Err(e) => {
+                tracing::error!("cannot start the job table's writer: {e}");
+                Writer { tx, thread: None }
+            }
+        }
+    }
+}
+
+fn read_statuses(conn: &Connection) -> Result<Vec<JobStatus>, rusqlite::Error> {
+    select_statuses(conn, "")
+}
+
+/// Rows `WHERE <filter>` (all rows if `filter` is empty), in plan order.
+fn select_statuses(conn: &Connection, filter: &str) -> Result<Vec<JobStatus>, rusqlite::Error> {
+    let where_clause = if filter.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {filter}")
+    };
+    let mut st = conn.prepare(&format!(
+        "SELECT job_id, state, attempts, worker, error FROM jobs {where_clause} ORDER BY idx"
+    ))?;
+    st.query_map([], |r| {
+        Ok(JobStatus {
+            job_id: r.get(0)?,
+            state: r.get(1)?,
+            attempts: r.get(2)?,
+            worker: r.get(3)?,
+            error: r.get(4)?,
+        })
+    })?
+    .collect()
+}
+
+enum Msg {
+    Event(Event),
+    Flush(mpsc::Sender<()>),
+}
+
+/// The single writer of the job table: events are applied in order, in small transactions.
+pub struct Writer {
+    tx: mpsc::Sender<Msg>,
+    thread: Option<JoinHandle<Result<JobStore, (JobStore, StoreError)>>>,
+}
+
+impl Writer {
+    /// Queue one event (never blocks).
+    pub fn send(&self, ev: Event) {
+        if self.tx.send(Msg::Event(ev)).is_err() {
+            tracing::error!("the job table's writer has stopped; the result files stay the truth");
+        }
+    }
+
+    /// Wait until every event sent so far is committed.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        let (ack, done) = mpsc::channel();
+        self.tx
+            .send(Msg::Flush(ack))
+            .map_err(|_| StoreError::WriterGone)?;
+        done.recv().map_err(|_| StoreError::WriterGone)
+    }
+
+    /// Commit everything and get the table back.
+    pub fn finish(mut self) -> Result<JobStore, StoreError> {
+        let Some(h) = self.thread.take() else {
+            return Err(StoreError::WriterGone);
+        };
+        drop(self.tx);
+        match h.join() {
+            Ok(Ok(store)) => Ok(store),
+            Ok(Err((_, e))) => Err(e),
+            Err(_) => Err(StoreError::WriterGone),
+        }
+    }
+}
+
+fn write_loop(
+    mut store: JobStore,
+    rx: mpsc::Receiver<Msg>,
+) -> Result<JobStore, (JobStore, StoreError)> {
+    let mut first_error: Option<StoreError> = None;
+    let mut closed = false;
+    while !closed {
+        let Ok(first) = rx.recv() else { break };
+        let mut batch = vec![first];
+        let deadline = Instant::now() + BATCH_WAIT;
+        while batch.len() < BATCH_ROWS && !matches!(batch.last(), Some(Msg::Flush(_))) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(m) => batch.push(m),
+                Err(mpsc::RecvTimeoutError::Timeout) => break,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        if let Err(e) = apply(&mut store.conn, &batch) {
+            let e = StoreError::Sqlite {
+                path: store.path.clone(),
+                source: e,
+            };
+            tracing::error!("{e}");
+            first_error.get_or_insert(e);
+        }
+        for m in batch {
+            if let Msg::Flush(ack) = m {
+                let _ = ack.send(());
+            }
+        }
+    }
+    match first_error {
+        None => Ok(store),
+        Some(e) => Err((store, e)),
+    }
+}
+
+impl Event {
+    /// The row's new values: state, attempts, worker, error, and whether the event sets the
+    /// start or the finish time (`None`: leave the column as it is).
+    fn row(&self) -> (&'static str, u32, Option<&str>, Option<&str>, bool, bool) {
+        match self {
+            Event::Started {
+                attempt, worker, ..
+            } => ("running", *attempt, Some(worker), None, true, false),
+            Event::Done {
+                attempts, worker, ..
+            } => ("done", *attempts, Some(worker), Some(""), false, true),
+            Event::Failed {
+                attempts,
+                worker,
+                error,
+                ..
+            } => ("failed", *attempts, Some(worker), Some(error), false, true),
+            Event::Requeued {
+                attempts,
+                worker,
+                error,
+                ..
+            } => (
+                "pending",
+                *attempts,
+                Some(worker),
+                Some(error),
+                false,
+                false,
+            ),
+            Event::Lost {
+                attempts, error, ..
+            } => ("lost", *attempts, None, Some(error), false, false),
+        }
+    }
+
+    fn index(&self) -> usize {
+        match self {
+            Event::Started { index, .. }
+            | Event::Done { index, .. }
+            | Event::Failed { index, .. }
+            | Event::Requeued { index, .. }
+            | Event::Lost { index, .. } => *index,
+        }
+    }
+}
+
+fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
+    let t = now();
+    let tx = conn.transaction()?;
+    {
+        // A done row only changes to done again (a result stored twice is the same row).
+        let mut update = tx.prepare_cached(
+            "UPDATE jobs SET state = ?2, attempts = ?3, worker = COALESCE(?4, worker), \
+             error = COALESCE(?5, error), started = COALESCE(?6, started), \
+             finished = COALESCE(?7, finished) WHERE idx = ?1 AND (state != 'done' OR ?2 = 'done')",
+        )?;
+        for m in batch {
+            let Msg::Event(ev) = m else { continue };
+            let (state, attempts, worker, error, started, finished) = ev.row();
+            update.execute(params![
+                ev.index() as i64,
+                state,
+                attempts,
+                worker,
+                error,
+                started.then_some(t),
+                finished.then_some(t),
+            ])?;
+        }
+    }
+    tx.commit()
+}
+
+/// What `causeway status` shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub total: usize,
+    /// `(state, count)`, in the order pending, running, done, failed, lost.
+    pub counts: Vec<(String, usize)>,
+    /// Failed (and lost) chains with their reasons.
+    pub failures: Vec<JobStatus>,
+    /// Chains finished per second over the last few minutes of completions, if any.
+    pub rate: Option<f64>,
+    /// Estimated seconds left at that rate.
+    pub eta_seconds: Option<f64>,
+}
+
+/// Read the job table of `dir` (read-only: safe while a run is going).
+pub fn status(dir: &Path) -> Result<Status, StoreError> {
+    let path = dir.join(DB_FILE);
+    let sq = |source| StoreError::Sqlite {
+        path: path.clone(),
+        source,
+    };
+    let conn = Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sq)?;
+    conn.busy_timeout(Duration::from_secs(5)).map_err(sq)?;
+    let mut counts: Vec<(String, usize)> = ["pending", "running", "done", "failed", "lost"]
+        .iter()
+        .map(|s| (s.to_string(), 0))
+        .collect();
+    let mut total = 0;
+    {
+        let mut st = conn
+            .prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state")
+            .map_err(sq)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize))
+            })
+            .map_err(sq)?;
+        for row in rows {
+            let (state, n) = row.map_err(sq)?;
+            total += n;
+            match counts.iter_mut().find(|(s, _)| *s == state) {
+                Some(c) => c.1 += n,
+                None => counts.push((state, n)),
+            }
+        }
+    }
+    let failures = select_statuses(&conn, "state IN ('failed', 'lost')").map_err(sq)?;
+    // Rate over the completions of the last 5 minutes before the latest one.
+    let latest: Option<f64> = conn
+        .query_row(
+            "SELECT MAX(finished) FROM jobs WHERE state = 'done'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sq)?;
+    let mut rate = None;
+    if let Some(latest) = latest {
+        let (n, first): (i64, Option<f64>) = conn
+            .query_row(
+                "SELECT COUNT(*), MIN(finished) FROM jobs WHERE state = 'done' AND finished >= ?1",
+                [latest - 300.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(sq)?;
+        if let Some(first) = first {
+            let span = (latest - first).max(now() - latest).max(1e-3);
+            if n > 1 {
+                rate = Some((n - 1) as f64 / span);
+            }
+        }
+    }
+    let left: usize = counts
+        .iter()
+        .filter(|(s, _)| s == "pending" || s == "running")
+        .map(|(_, n)| n)
+        .sum();
+    let eta_seconds = rate.filter(|r| *r > 0.0).map(|r| left as f64 / r);
+    Ok(Status {
+        total,
+        counts,
+        failures,
+        rate,
+        eta_seconds,
+    })
+}
+
+/// `causeway status` as text.
+pub fn render_status(s: &Status) -> String {
+    let mut out = format!("{} chains:", s.total);
+    for (state, n) in &s.counts {
+        out.push_str(&format!(" {state} {n},"));
+    }
+    out.pop();
+    out.push('\n');
+    match (s.rate, s.eta_seconds) {
+        (Some(r), Some(eta)) => out.push_str(&format!(
+            "rate {r:.2} chains/s, estimated time left {}\n",
+            human_seconds(eta)
+        )),
+        (Some(r), None) => out.push_str(&format!("rate {r:.2} chains/s\n")),
+        _ => out.push_str("estimated time left: unknown (too few chains finished)\n"),
+    }
+    if !s.failures.is_empty() {
+        out.push_str("failures:\n");
+        out.push_str(&failure_table(&s.failures));
+    }
+    out
+}
+
+/// One line per failed or lost chain: `job_id state attempts worker: error`.
+pub fn failure_table(failures: &[JobStatus]) -> String {
+    let mut out = String::new();
+    for f in failures {
+        out.push_str(&format!(
+            "  {}  {}  attempts={}  worker={}  {}\n",
+            f.job_id,
+            f.state,
+            f.attempts,
+            if f.worker.is_empty() { "-" } else { &f.worker },
+            f.error
+        ));
+    }
+    out
+}
+
+fn human_seconds(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("job{i}")).collect()
+    }
+
+    #[test]
+    fn events_are_committed_and_idempotent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = JobStore::open(dir.path(), &ids(4)).expect("open");
+        let w = store.into_writer();
+        w.send(Event::Started {
+            index: 0,
+            attempt: 1,
+            worker: "a".into(),
+        });
+        for _ in 0..2 {
+            w.send(Event::Done {
+                index: 0,
+                attempts: 1,
+                worker: "a".into(),
+            });
+        }
+        w.send(Event::Failed {
+            index: 1,
+            attempts: 3,
+            worker: "b".into(),
+            error: "numerical failure".into(),
+        });
+        w.flush().expect("flush");
+        let s = status(dir.path()).expect("status while open");
+        assert_eq!(s.total, 4);
+        assert!(s.counts.contains(&("done".into(), 1)));
+        assert_eq!(s.failures.len(), 1);
+        let mut store = w.finish().expect("finish");
+        // Job 2's files appeared without its row (coordinator killed between the two); job 0's
+        // files vanished.
+        let todo = store.reconcile(|i| i == 2).expect("reconcile");
+        assert_eq!(todo, vec![0, 1, 3]);
+        let st = store.statuses().expect("statuses");
+        assert_eq!(st[2].state, "done");
+        assert_eq!(st[0].state, "pending");
+        assert_eq!(st[1].state, "pending");
+        drop(store);
+        // Reopening with another plan is refused.
+        assert!(JobStore::open(dir.path(), &ids(5)).is_err());
+        assert!(JobStore::open(dir.path(), &ids(4)).is_ok());
+    }
+}

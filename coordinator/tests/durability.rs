@@ -1,0 +1,537 @@
+//! Durability and membership, with real processes: the `causeway` binary as coordinator and as
+//! workers, killed with SIGKILL or stopped with SIGTERM mid-run. Whatever happens, every chain
+//! is stored exactly once and the chain Parquet files and tables are byte-identical to those of
+//! an uninterrupted run (the experiment's table, wood2006.fig3, has no wall-clock column).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_causeway");
+const CHAINS: usize = 24;
+
+/// A fig3-style grid: 3 cells × 2 replicates × 4 chains, each chain a fraction of a second.
+const YAML: &str = r#"
+name: durable
+model: wood2006
+seed: 11
+chains: 4
+replicates: 2
+run: {iterations: 150, burn_in: 0, thin: 1}
+params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, update_hyperparameters: false, k_new_max: 10, init: empty}
+dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 200, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+grid:
+  product:
+    dataset.k_plus: [1, 3]
+    params.sampler: [gibbs]
+  zip:
+    - params.init: [empty]
+      params.init_k: [1]
+monitor: [k_plus, log_joint]
+report: [wood2006.fig3]
+profiles: {quick: {replicates: 3}, paper: {}}
+"#;
+
+/// Fewer, slower chains (about a second each): a worker can be killed in the middle of one.
+const SLOW_YAML: &str = r#"
+name: durable_slow
+model: wood2006
+seed: 12
+chains: 4
+replicates: 1
+run: {iterations: 2000, burn_in: 0, thin: 1}
+params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, update_hyperparameters: false, k_new_max: 10, init: empty}
+dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 500, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+grid:
+  product:
+    dataset.k_plus: [1, 3]
+monitor: [k_plus, log_joint]
+report: [wood2006.fig3]
+profiles: {quick: {}, paper: {}}
+"#;
+const SLOW_CHAINS: usize = 8;
+
+fn yaml_file(dir: &Path) -> PathBuf {
+    write_yaml(dir, YAML)
+}
+
+fn write_yaml(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("durable.yaml");
+    std::fs::write(&p, text).expect("write yaml");
+    p
+}
+
+fn run_cmd(yaml: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.arg("run")
+        .arg(yaml)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn check(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The uninterrupted run the tests compare with (run once per test binary and YAML).
+fn reference(yaml: &str) -> &'static Path {
+    static REF: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static SLOW_REF: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let cell = if yaml == SLOW_YAML { &SLOW_REF } else { &REF };
+    cell.get_or_init(|| {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let yaml = write_yaml(tmp.path(), yaml);
+        let out = run_cmd(&yaml, &tmp.path().join("run"), &["--local-workers", "2"])
+            .output()
+            .expect("run causeway");
+        check(&out, "reference run");
+        tmp
+    })
+    .path()
+    .join("run")
+    .leak()
+}
+
+/// Every deterministic file of a run directory: chains, datasets and tables.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for sub in ["chains", "datasets", "tables"] {
+        for e in std::fs::read_dir(dir.join(sub)).expect("run dir").flatten() {
+            out.insert(
+                format!("{sub}/{}", e.file_name().to_string_lossy()),
+                std::fs::read(e.path()).expect("read"),
+            );
+        }
+    }
+    out
+}
+
+fn assert_same_as_reference(dir: &Path) {
+    assert_same_as(dir, YAML, CHAINS)
+}
+
+fn assert_same_as(dir: &Path, yaml: &str, chains: usize) {
+    let (want, got) = (files(reference(yaml)), files(dir));
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>(),
+        "file lists differ"
+    );
+    assert_eq!(
+        want.keys().filter(|k| k.starts_with("chains/")).count(),
+        2 * chains
+    );
+    for (k, v) in &want {
+        assert!(got[k] == *v, "{k} differs from the uninterrupted run");
+    }
+}
+
+/// `jobs.csv` rows as (job_id, state, attempts, worker).
+fn jobs_csv(dir: &Path) -> Vec<(String, String, u32, String)> {
+    let text = std::fs::read_to_string(dir.join("jobs.csv")).expect("jobs.csv");
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f[2].parse().expect("attempts"),
+                f[3].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn assert_all_done_once(dir: &Path) -> Vec<(String, String, u32, String)> {
+    assert_n_done_once(dir, CHAINS)
+}
+
+fn assert_n_done_once(dir: &Path, chains: usize) -> Vec<(String, String, u32, String)> {
+    let rows = jobs_csv(dir);
+    assert_eq!(rows.len(), chains);
+    let mut ids: Vec<&String> = rows.iter().map(|r| &r.0).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), chains, "duplicate rows in jobs.csv");
+    for r in &rows {
+        assert_eq!(r.1, "done", "{r:?}");
+    }
+    rows
+}
+
+fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !cond() {
+        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn stored_chains(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("timing"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+/// Rows of the live job table matching `clause` (read-only, while the coordinator writes).
+fn count_rows(dir: &Path, clause: &str) -> usize {
+    let Ok(conn) = rusqlite::Connection::open_with_flags(
+        dir.join("jobs.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    ) else {
+        return 0;
+    };
+    conn.query_row(
+        &format!("SELECT COUNT(*) FROM jobs WHERE {clause}"),
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n as usize)
+    .unwrap_or(0)
+}
+
+fn coordinator_url(dir: &Path) -> String {
+    let path = dir.join("coordinator.url");
+    wait_for("coordinator.url", Duration::from_secs(30), || path.exists());
+    std::fs::read_to_string(&path)
+        .expect("coordinator.url")
+        .trim()
+        .to_string()
+}
+
+/// `causeway run --local-workers 1 --listen 127.0.0.1:0 EXTRA...` and its coordinator URL.
+fn listening_coordinator(yaml: &Path, out: &Path, extra: &[&str]) -> (Child, String) {
+    let mut args = vec!["--local-workers", "1", "--listen", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let coord = run_cmd(yaml, out, &args)
+        .spawn()
+        .expect("spawn coordinator");
+    (coord, coordinator_url(out))
+}
+
+fn spawn_worker(url: &str) -> Child {
+    Command::new(BIN)
+        .args(["worker", "--listen", "127.0.0.1:0", "--slots", "1"])
+        .args([
+            "--coordinator",
+            url,
+            "--register-every",
+            "0.2",
+            "--heartbeat",
+            "0.2",
+        ])
+        .args(["--give-up-after", "5"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn worker")
+}
+
+fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            return st;
+        }
+        if t.elapsed() > timeout {
+            let _ = child.kill();
+            panic!("process did not exit within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn sigterm(child: &Child) {
+    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
+    let rc = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(rc, 0, "kill(SIGTERM)");
+}
+
+#[test]
+fn coordinator_killed_then_rerun_resumes_byte_identical() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = yaml_file(tmp.path());
+    let out = tmp.path().join("run");
+    let mut first = run_cmd(&yaml, &out, &["--local-workers", "2"])
+        .spawn()
+        .expect("spawn");
+    wait_for("a few chains stored", Duration::from_secs(60), || {
+        stored_chains(&out) >= 4
+    });
+    first.kill().expect("SIGKILL the coordinator");
+    let _ = first.wait();
+    let stored_before = stored_chains(&out);
+    assert!(stored_before < CHAINS, "killed too late to test resume");
+
+    let second = run_cmd(&yaml, &out, &["--local-workers", "2"])
+        .output()
+        .expect("rerun");
+    check(&second, "resumed run");
+    let err = String::from_utf8_lossy(&second.stderr);
+    // "<total> chains: <ran> run, <skipped> already stored, 0 failed"
+    let line = err
+        .lines()
+        .find(|l| l.contains("already stored"))
+        .unwrap_or_else(|| panic!("no summary line in:\n{err}"));
+    let nums: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let (ran, skipped) = (nums[1], nums[2]);
+    assert_eq!(ran + skipped, CHAINS, "{line}");
+    assert!(
+        skipped >= stored_before,
+        "{line}: {stored_before} were stored"
+    );
+    assert_all_done_once(&out);
+    assert_same_as_reference(&out);
+
+    // `status` on the finished run.
+    let st = Command::new(BIN)
+        .arg("status")
+        .arg(&out)
+        .output()
+        .expect("status");
+    check(&st, "status");
+    let text = String::from_utf8_lossy(&st.stdout);
+    assert!(text.contains(&format!("done {CHAINS}")), "{text}");
+}
+
+#[test]
+fn worker_killed_mid_chain_is_replaced() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = write_yaml(tmp.path(), SLOW_YAML);
+    let out = tmp.path().join("run");
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &["--lease-timeout", "2"]);
+    let mut worker = spawn_worker(&url);
+    wait_for(
+        "a chain running on the remote worker",
+        Duration::from_secs(60),
+        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
+    );
+    worker.kill().expect("SIGKILL the worker");
+    let _ = worker.wait();
+    // `status` works while the run goes on.
+    let st = Command::new(BIN)
+        .arg("status")
+        .arg(&out)
+        .output()
+        .expect("status");
+    check(&st, "status while running");
+    assert!(String::from_utf8_lossy(&st.stdout).contains("running"));
+    let status = wait_exit(&mut coord, Duration::from_secs(120));
+    let mut err = String::new();
+    if let Some(mut e) = coord.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    assert!(status.success(), "coordinator: {status:?}\n{err}");
+    let rows = assert_n_done_once(&out, SLOW_CHAINS);
+    assert!(
+        rows.iter().any(|r| r.2 >= 2),
+        "the killed worker's chain needed a second attempt: {rows:?}"
+    );
+    assert_same_as(&out, SLOW_YAML, SLOW_CHAINS);
+}
+
+#[test]
+fn worker_joining_mid_run_takes_chains() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = yaml_file(tmp.path());
+    let out = tmp.path().join("run");
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &[]);
+    wait_for("a first chain stored", Duration::from_secs(60), || {
+        stored_chains(&out) >= 1
+    });
+    let mut worker = spawn_worker(&url);
+    let status = wait_exit(&mut coord, Duration::from_secs(120));
+    assert!(status.success(), "coordinator: {status:?}");
+    // The worker learns that the run is finished and exits 0 by itself.
+    let ws = wait_exit(&mut worker, Duration::from_secs(20));
+    assert!(ws.success(), "worker: {ws:?}");
+    let rows = assert_all_done_once(&out);
+    assert!(
+        rows.iter().any(|r| !r.3.starts_with("local-")),
+        "the joining worker ran some chains: {rows:?}"
+    );
+    assert!(rows.iter().any(|r| r.3.starts_with("local-")));
+    assert_same_as_reference(&out);
+}
+
+#[test]
+fn worker_drains_on_sigterm() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = yaml_file(tmp.path());
+    let out = tmp.path().join("run");
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &[]);
+    let mut worker = spawn_worker(&url);
+    wait_for(
+        "a chain running on the remote worker",
+        Duration::from_secs(60),
+        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
+    );
+    sigterm(&worker);
+    let ws = wait_exit(&mut worker, Duration::from_secs(30));
+    let mut werr = String::new();
+    if let Some(mut e) = worker.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut werr);
+    }
+    assert!(ws.success(), "drained worker: {ws:?}\n{werr}");
+    assert!(werr.contains("draining"), "{werr}");
+    let status = wait_exit(&mut coord, Duration::from_secs(120));
+    assert!(status.success(), "coordinator: {status:?}");
+    let rows = assert_all_done_once(&out);
+    // The chain in flight finished on the draining worker: nothing it ran was run twice.
+    let remote: Vec<_> = rows.iter().filter(|r| !r.3.starts_with("local-")).collect();
+    assert!(!remote.is_empty(), "{rows:?}");
+    assert!(remote.iter().all(|r| r.2 == 1), "{remote:?}");
+    assert_same_as_reference(&out);
+}
+
+#[test]
+fn coordinator_sigterm_stops_cleanly_and_resumes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = yaml_file(tmp.path());
+    let out = tmp.path().join("run");
+    let mut first = run_cmd(&yaml, &out, &["--local-workers", "1"])
+        .spawn()
+        .expect("spawn");
+    wait_for("a first chain stored", Duration::from_secs(60), || {
+        stored_chains(&out) >= 1
+    });
+    sigterm(&first);
+    let st = wait_exit(&mut first, Duration::from_secs(30));
+    let mut err = String::new();
+    if let Some(mut e) = first.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    assert!(!st.success(), "a stopped run exits non-zero");
+    assert!(err.contains("again to resume"), "{err}");
+    let rows = jobs_csv(&out);
+    let done = rows.iter().filter(|r| r.1 == "done").count();
+    assert!(done >= 1 && done < CHAINS, "{rows:?}");
+    let second = run_cmd(&yaml, &out, &["--local-workers", "2"])
+        .output()
+        .expect("rerun");
+    check(&second, "resumed run");
+    assert_all_done_once(&out);
+    assert_same_as_reference(&out);
+}
+
+/// A run-time model failure: a Tuebingen-format pair whose values (±1e300, not standardised)
+/// pass validation and loading but make the VB posterior degenerate. The good pair's chains
+/// complete; the bad pair's are marked failed after the cap, with the reason, and the run exits
+/// non-zero.
+#[test]
+fn model_failure_is_failed_after_the_cap() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(data.join("cep")).expect("mkdir");
+    let huge = "1e300 -1e300 3e300 -2e300 5e299 1e300 -4e300 2e300";
+    let fine = "0.1 0.5 -0.3 1.2 0.8 -0.7 0.05 0.9";
+    std::fs::write(
+        data.join("cep/pairs.csv"),
+        format!("SampleID,A,B\npair1,{huge},{huge}\npair2,{fine},{fine}\n"),
+    )
+    .expect("write pairs");
+    std::fs::write(
+        data.join("cep/meta.csv"),
+        "cdt_id,original_id,original_orientation,weight_v1,weight_thesis,in_thesis_set,dataset,cause_label,effect_label\n\
+         pair1,pair0001,->,1,1,1,T,a,b\npair2,pair0002,->,1,1,1,T,c,d\n",
+    )
+    .expect("write meta");
+    let yaml = write_yaml(
+        tmp.path(),
+        "name: mf\nmodel: kurutmaz2019\nseed: 3\nchains: 2\nreplicates: 1\nrun: {iterations: 5}\n\
+         params: {method: vb, hypothesis: a_to_b, n_latent: 2, setting: 1, n_restarts: 1}\n\
+         dataset: {kind: cep, pair: pair1, path: cep/pairs.csv, meta_path: cep/meta.csv, standardize: false}\n\
+         grid: {product: {dataset.pair: [pair1, pair2]}}\nmonitor: []\nprofiles: {quick: {}, paper: {}}\n",
+    );
+    let valid = Command::new(BIN)
+        .arg("validate")
+        .arg(&yaml)
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .expect("validate");
+    check(&valid, "validate");
+    let out = tmp.path().join("run");
+    let data_arg = data.to_string_lossy().into_owned();
+    let run = run_cmd(
+        &yaml,
+        &out,
+        &["--local-workers", "2", "--data-dir", &data_arg],
+    )
+    .output()
+    .expect("run");
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("degenerate"), "{err}");
+    let rows = jobs_csv(&out);
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        if r.0.starts_with("cell0") {
+            assert_eq!((r.1.as_str(), r.2), ("failed", 3), "{r:?}");
+        } else {
+            assert_eq!(r.1, "done", "{r:?}");
+        }
+    }
+    let text = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    assert!(text.contains("degenerate"), "{text}");
+    let st = Command::new(BIN)
+        .arg("status")
+        .arg(&out)
+        .output()
+        .expect("status");
+    check(&st, "status");
+    let s = String::from_utf8_lossy(&st.stdout);
+    assert!(s.contains("failed 2") && s.contains("degenerate"), "{s}");
+}
+
+/// A worker that hangs (SIGSTOP: its connections stay open, its stream goes silent) loses its
+/// lease after `--lease-timeout`; the chain is run elsewhere and the run completes.
+#[test]
+fn hung_worker_loses_its_lease() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = write_yaml(tmp.path(), SLOW_YAML);
+    let out = tmp.path().join("run");
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &["--lease-timeout", "1.5"]);
+    let mut worker = spawn_worker(&url);
+    wait_for(
+        "a chain running on the remote worker",
+        Duration::from_secs(60),
+        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
+    );
+    let pid = libc::pid_t::try_from(worker.id()).expect("pid");
+    // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
+    assert_eq!(
+        unsafe { libc::kill(pid, libc::SIGSTOP) },
+        0,
+        "kill(SIGSTOP)"
+    );
+    let status = wait_exit(&mut coord, Duration::from_secs(120));
+    worker.kill().expect("SIGKILL the stopped worker");
+    let _ = worker.wait();
+    assert!(status.success(), "coordinator: {status:?}");
+    let text = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    let rows = assert_n_done_once(&out, SLOW_CHAINS);
+    assert!(
+        rows.iter().any(|r| r.2 >= 2),
+        "a chain was retried:\n{text}"
+    );
+    assert_same_as(&out, SLOW_YAML, SLOW_CHAINS);
+}
