@@ -252,7 +252,13 @@ if [[ -n ${SLURM_TEST_BIN:-} ]]; then
 else
     # The `test` profile (target/debug, workspace crates at opt-level 2) is what `make test`
     # builds: after it this is a no-op in CI, and fig4 runs ~5x faster than with `dev`.
-    (cd "$root" && cargo build --workspace --locked --bins --profile "$cargo_profile")
+    # `cargo test --no-run` (not `cargo build --bins`) so that dev-dependencies unify features
+    # exactly as in `make test`; otherwise tonic, polars and friends are rebuilt.
+    if [[ $cargo_profile == test ]]; then
+        (cd "$root" && cargo test --workspace --locked --no-run)
+    else
+        (cd "$root" && cargo build --workspace --locked --bins --profile "$cargo_profile")
+    fi
     bin=${CARGO_TARGET_DIR:-$root/target}/debug/causeway
     [[ $bin == /* ]] || bin=$root/$bin
 fi

@@ -80,3 +80,55 @@ async fn coordinator_sends_its_token() {
     let h = connect_secure(&addr, &sec).await.expect("right token");
     assert_eq!(h.slots, 2);
 }
+
+/// The other direction: a worker registering with `causeway run --listen` must carry the token.
+/// Without it, or with a wrong one, `Register` is refused as unauthenticated; with it, accepted.
+#[tokio::test]
+async fn coordinator_service_refuses_registration_without_the_token() {
+    use causeway::membership::{self, CoordinatorService};
+    use causeway_proto::v1::RegisterRequest;
+    use causeway_proto::v1::coordinator_client::CoordinatorClient;
+
+    let secure = |t: &str| Security {
+        token: Some(Token::new(t).expect("token")),
+        ..Security::default()
+    };
+    let coordinator_security = secure("coordinator-secret");
+    let (l, addr) = listener().await;
+    let (workers_tx, _workers_rx) = tokio::sync::mpsc::channel(4);
+    let svc = CoordinatorService::new(workers_tx, coordinator_security.clone());
+    svc.finish(); // answer run_finished, so no connect-back is attempted
+    tokio::spawn(async move {
+        let _ = membership::serve(svc, l, &coordinator_security, async {
+            std::future::pending::<()>().await
+        })
+        .await;
+    });
+    let register = |sec: Security| {
+        let addr = addr.clone();
+        async move {
+            let channel = auth::connect_authed(&addr, &sec).await.expect("connect");
+            CoordinatorClient::new(channel)
+                .register(RegisterRequest {
+                    protocol_version: PROTOCOL_VERSION,
+                    worker_id: "w".into(),
+                    addr: "127.0.0.1:1".into(),
+                    slots: 1,
+                    draining: false,
+                })
+                .await
+        }
+    };
+    for (who, sec) in [
+        ("no token", Security::default()),
+        ("wrong token", secure("guess")),
+    ] {
+        let err = register(sec).await.expect_err(who);
+        assert_eq!(err.code(), tonic::Code::Unauthenticated, "{who}: {err:?}");
+    }
+    let ok = register(secure("coordinator-secret"))
+        .await
+        .expect("the right token is accepted")
+        .into_inner();
+    assert!(ok.accepted && ok.run_finished, "{ok:?}");
+}
