@@ -23,9 +23,9 @@ use std::time::Duration;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainResult, HelloRequest, Job, chain_event};
+use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
-use causeway_worker::auth::{self, AuthedChannel, Security};
 
 use crate::store::Event;
 

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use causeway_proto::v1::{RegisterReply, RegisterRequest};
-use tokio::sync::mpsc;
 use causeway_worker::auth::{self, Security};
+use tokio::sync::mpsc;
 use tonic::{Request, Response, Status};
 
 use crate::dispatch::{self, WorkerHandle};
