@@ -8,8 +8,11 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "unknown".into());
+    // GIT_OPTIONAL_LOCKS=0: `git status` must not refresh .git/index, which this script watches
+    // (otherwise every build would invalidate the next one).
     let dirty = std::process::Command::new("git")
         .args(["status", "--porcelain", "--untracked-files=no"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .output()
         .ok()
         .map(|o| !o.stdout.is_empty())
