@@ -438,14 +438,14 @@ pub fn plan_from_str(
     if let Some(p) = &prof.params {
         for (k, v) in p {
             let key = key_str(k);
-            set_path(&mut params, &[key.clone()], v.clone());
+            set_path(&mut params, std::slice::from_ref(&key), v.clone());
             origins.insert(format!("params.{key}"), format!("{pp}.params.{key}"));
         }
     }
     if let Some(d) = &prof.dataset {
         for (k, v) in d {
             let key = key_str(k);
-            set_path(&mut dataset, &[key.clone()], v.clone());
+            set_path(&mut dataset, std::slice::from_ref(&key), v.clone());
             origins.insert(format!("dataset.{key}"), format!("{pp}.dataset.{key}"));
         }
     }

@@ -231,6 +231,8 @@ impl JobStore {
     }
 
     /// Hand the connection to a writer thread.
+    // The thread returns the store (and its first error) once, when it ends: size is no concern.
+    #[allow(clippy::result_large_err)]
     pub fn into_writer(self) -> Writer {
         let (tx, rx) = mpsc::channel::<Msg>();
         let thread = std::thread::Builder::new()
@@ -317,6 +319,8 @@ impl Writer {
     }
 }
 
+// Returned once, when the writer thread ends (see `into_writer`).
+#[allow(clippy::result_large_err)]
 fn write_loop(
     mut store: JobStore,
     rx: mpsc::Receiver<Msg>,

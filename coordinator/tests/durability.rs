@@ -90,18 +90,19 @@ fn reference(yaml: &str) -> &'static Path {
     static REF: OnceLock<tempfile::TempDir> = OnceLock::new();
     static SLOW_REF: OnceLock<tempfile::TempDir> = OnceLock::new();
     let cell = if yaml == SLOW_YAML { &SLOW_REF } else { &REF };
-    cell.get_or_init(|| {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let yaml = write_yaml(tmp.path(), yaml);
-        let out = run_cmd(&yaml, &tmp.path().join("run"), &["--local-workers", "2"])
-            .output()
-            .expect("run causeway");
-        check(&out, "reference run");
-        tmp
-    })
-    .path()
-    .join("run")
-    .leak()
+    let dir = cell
+        .get_or_init(|| {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let yaml = write_yaml(tmp.path(), yaml);
+            let out = run_cmd(&yaml, &tmp.path().join("run"), &["--local-workers", "2"])
+                .output()
+                .expect("run causeway");
+            check(&out, "reference run");
+            tmp
+        })
+        .path()
+        .join("run");
+    Box::leak(dir.into_boxed_path())
 }
 
 /// Every deterministic file of a run directory: chains, datasets and tables.
@@ -423,7 +424,7 @@ fn coordinator_sigterm_stops_cleanly_and_resumes() {
     assert!(err.contains("again to resume"), "{err}");
     let rows = jobs_csv(&out);
     let done = rows.iter().filter(|r| r.1 == "done").count();
-    assert!(done >= 1 && done < CHAINS, "{rows:?}");
+    assert!((1..CHAINS).contains(&done), "{rows:?}");
     let second = run_cmd(&yaml, &out, &["--local-workers", "2"])
         .output()
         .expect("rerun");

@@ -59,7 +59,7 @@ fn sort_pairs(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
     for (p, h) in hist.iter().enumerate() {
         // A digit shared by every key permutes nothing: skip the pass (common for the
         // sign/exponent digits of draws from one distribution).
-        if h.iter().any(|&c| c == n) {
+        if h.contains(&n) {
             continue;
         }
         let mut offset = [0usize; BUCKETS];
@@ -336,17 +336,22 @@ pub(crate) fn full_sorted(sorted: &SortedSplit, middles: &[f64]) -> Vec<f64> {
 /// alphap=1, betap=1)` (Hyndman–Fan type 7, numpy's default "linear" method), replicating
 /// scipy's floating-point expression.
 pub(crate) fn quantile_sorted(x: &[f64], p: f64) -> f64 {
-    let n = x.len();
-    if n == 1 {
+    if x.len() == 1 {
         return x[0];
     }
+    let (k, gamma) = type7_position(x.len(), p);
+    (1.0 - gamma) * x[k - 1] + gamma * x[k]
+}
+
+/// 1-based order statistic k and weight γ of scipy's `mquantiles(alphap=1, betap=1)` for n ≥ 2
+/// values: the quantile is (1 − γ)·x₍ₖ₎ + γ·x₍ₖ₊₁₎, with 1 ≤ k ≤ n − 1.
+fn type7_position(n: usize, p: f64) -> (usize, f64) {
     let (alphap, betap) = (1.0f64, 1.0f64);
     let m = alphap + p * (1.0 - alphap - betap);
     let aleph = n as f64 * p + m;
     let k = aleph.clamp(1.0, (n - 1) as f64).floor();
     let gamma = (aleph - k).clamp(0.0, 1.0);
-    let k = k as usize;
-    (1.0 - gamma) * x[k - 1] + gamma * x[k]
+    (k as usize, gamma)
 }
 
 /// The two order statistics `quantile_sorted` needs, found by selection (O(n)) on a copy
@@ -356,11 +361,7 @@ pub(crate) fn quantile_select(data: &mut [f64], p: f64) -> f64 {
     if n == 1 {
         return data[0];
     }
-    let m = 1.0 + p * (1.0 - 1.0 - 1.0);
-    let aleph = n as f64 * p + m;
-    let k = aleph.clamp(1.0, (n - 1) as f64).floor();
-    let gamma = (aleph - k).clamp(0.0, 1.0);
-    let k = k as usize;
+    let (k, gamma) = type7_position(n, p);
     let (_, lo, rest) = data.select_nth_unstable_by(k - 1, f64::total_cmp);
     let lo = *lo;
     // k ≤ n − 1, so `rest` (positions k..n) is non-empty.

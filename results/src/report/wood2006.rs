@@ -538,20 +538,19 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         let mut kids = Vec::new();
         let mut best_match = Vec::new();
         let mut best_auc = Vec::new();
-        for k in 0..map_z.cols {
+        for (k, auc_h) in auc_kh.iter().enumerate().take(map_z.cols) {
             cause.push(format!("cause {}", k + 1));
             kids.push(children(k).join(", "));
-            let (h, a) =
-                auc_kh[k]
-                    .iter()
-                    .enumerate()
-                    .fold((None, f64::NAN), |(bh, ba), (h, &a)| {
-                        if a.is_finite() && (ba.is_nan() || a > ba) {
-                            (Some(h), a)
-                        } else {
-                            (bh, ba)
-                        }
-                    });
+            let (h, a) = auc_h
+                .iter()
+                .enumerate()
+                .fold((None, f64::NAN), |(bh, ba), (h, &a)| {
+                    if a.is_finite() && (ba.is_nan() || a > ba) {
+                        (Some(h), a)
+                    } else {
+                        (bh, ba)
+                    }
+                });
             best_match.push(
                 h.and_then(|h| hidden_names.get(h).cloned())
                     .unwrap_or_default(),
