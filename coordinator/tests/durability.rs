@@ -242,6 +242,31 @@ fn spawn_worker(url: &str) -> Child {
         .expect("spawn worker")
 }
 
+/// A run with a listening coordinator (`--lease-timeout` etc. in `extra`) and one remote worker
+/// that is running a chain when this returns: (temp dir, run dir, coordinator, worker).
+fn remote_chain_running(yaml: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Child, Child) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = write_yaml(tmp.path(), yaml);
+    let out = tmp.path().join("run");
+    let (coord, url) = listening_coordinator(&yaml, &out, extra);
+    let worker = spawn_worker(&url);
+    wait_for(
+        "a chain running on the remote worker",
+        Duration::from_secs(60),
+        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
+    );
+    (tmp, out, coord, worker)
+}
+
+/// Everything `child` wrote to its (piped) stderr.
+fn stderr_text(child: &mut Child) -> String {
+    let mut text = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut text);
+    }
+    text
+}
+
 fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
     let t = Instant::now();
     loop {
@@ -315,16 +340,8 @@ fn coordinator_killed_then_rerun_resumes_byte_identical() {
 
 #[test]
 fn worker_killed_mid_chain_is_replaced() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let yaml = write_yaml(tmp.path(), SLOW_YAML);
-    let out = tmp.path().join("run");
-    let (mut coord, url) = listening_coordinator(&yaml, &out, &["--lease-timeout", "2"]);
-    let mut worker = spawn_worker(&url);
-    wait_for(
-        "a chain running on the remote worker",
-        Duration::from_secs(60),
-        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
-    );
+    let (_tmp, out, mut coord, mut worker) =
+        remote_chain_running(SLOW_YAML, &["--lease-timeout", "2"]);
     worker.kill().expect("SIGKILL the worker");
     let _ = worker.wait();
     // `status` works while the run goes on.
@@ -336,10 +353,7 @@ fn worker_killed_mid_chain_is_replaced() {
     check(&st, "status while running");
     assert!(String::from_utf8_lossy(&st.stdout).contains("running"));
     let status = wait_exit(&mut coord, Duration::from_secs(120));
-    let mut err = String::new();
-    if let Some(mut e) = coord.stderr.take() {
-        let _ = std::io::Read::read_to_string(&mut e, &mut err);
-    }
+    let err = stderr_text(&mut coord);
     assert!(status.success(), "coordinator: {status:?}\n{err}");
     let rows = assert_n_done_once(&out, SLOW_CHAINS);
     assert!(
@@ -375,22 +389,10 @@ fn worker_joining_mid_run_takes_chains() {
 
 #[test]
 fn worker_drains_on_sigterm() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let yaml = yaml_file(tmp.path());
-    let out = tmp.path().join("run");
-    let (mut coord, url) = listening_coordinator(&yaml, &out, &[]);
-    let mut worker = spawn_worker(&url);
-    wait_for(
-        "a chain running on the remote worker",
-        Duration::from_secs(60),
-        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
-    );
+    let (_tmp, out, mut coord, mut worker) = remote_chain_running(YAML, &[]);
     sigterm(&worker);
     let ws = wait_exit(&mut worker, Duration::from_secs(30));
-    let mut werr = String::new();
-    if let Some(mut e) = worker.stderr.take() {
-        let _ = std::io::Read::read_to_string(&mut e, &mut werr);
-    }
+    let werr = stderr_text(&mut worker);
     assert!(ws.success(), "drained worker: {ws:?}\n{werr}");
     assert!(werr.contains("draining"), "{werr}");
     let status = wait_exit(&mut coord, Duration::from_secs(120));
@@ -416,10 +418,7 @@ fn coordinator_sigterm_stops_cleanly_and_resumes() {
     });
     sigterm(&first);
     let st = wait_exit(&mut first, Duration::from_secs(30));
-    let mut err = String::new();
-    if let Some(mut e) = first.stderr.take() {
-        let _ = std::io::Read::read_to_string(&mut e, &mut err);
-    }
+    let err = stderr_text(&mut first);
     assert!(!st.success(), "a stopped run exits non-zero");
     assert!(err.contains("again to resume"), "{err}");
     let rows = jobs_csv(&out);
@@ -507,16 +506,8 @@ fn model_failure_is_failed_after_the_cap() {
 /// lease after `--lease-timeout`; the chain is run elsewhere and the run completes.
 #[test]
 fn hung_worker_loses_its_lease() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let yaml = write_yaml(tmp.path(), SLOW_YAML);
-    let out = tmp.path().join("run");
-    let (mut coord, url) = listening_coordinator(&yaml, &out, &["--lease-timeout", "1.5"]);
-    let mut worker = spawn_worker(&url);
-    wait_for(
-        "a chain running on the remote worker",
-        Duration::from_secs(60),
-        || count_rows(&out, "state = 'running' AND worker NOT LIKE 'local-%'") > 0,
-    );
+    let (_tmp, out, mut coord, mut worker) =
+        remote_chain_running(SLOW_YAML, &["--lease-timeout", "1.5"]);
     let pid = libc::pid_t::try_from(worker.id()).expect("pid");
     // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
     assert_eq!(

@@ -128,15 +128,7 @@ pub fn diagnose_draws(draws: &Draws, tail: TailProbs) -> Diagnostics {
     );
     drop(zb);
 
-    let all_sorted;
-    let all: &[f64] = if draws.n_draws() % 2 == 0 {
-        &ranked.sorted.vals
-    } else {
-        all_sorted = full_sorted(&ranked.sorted, &middles(draws));
-        &all_sorted
-    };
-    let q_low = quantile_sorted(all, tail.low());
-    let q_high = quantile_sorted(all, tail.high());
+    let (q_low, q_high) = tail_quantiles_sorted(draws, &ranked, tail);
     let ess_tail = tail_from_quantiles(draws, &plan, q_low, q_high, false);
 
     let mcse_mean = mcse_from(draws, ess_mean);
@@ -181,6 +173,22 @@ fn middles(draws: &Draws) -> Vec<f64> {
     draws.chains().iter().map(|c| c[mid]).collect()
 }
 
+/// The tail-ESS quantiles (`tail.low()`, `tail.high()`) of all M·N draws from the sorted split
+/// draws, adding back the middle draws that splitting drops when N is odd.
+fn tail_quantiles_sorted(draws: &Draws, ranked: &Ranked, tail: TailProbs) -> (f64, f64) {
+    let all_sorted;
+    let all: &[f64] = if draws.n_draws() % 2 == 0 {
+        &ranked.sorted.vals
+    } else {
+        all_sorted = full_sorted(&ranked.sorted, &middles(draws));
+        &all_sorted
+    };
+    (
+        quantile_sorted(all, tail.low()),
+        quantile_sorted(all, tail.high()),
+    )
+}
+
 /// Classic split R-hat (Gelman et al. BDA3): classic R-hat of the 2M half-chains.
 ///
 /// Input: M × N draws. Output: split R-hat; NaN for M = 1 or any NaN draw.
@@ -223,19 +231,7 @@ pub fn ess_tail(draws: &Draws, tail: TailProbs, relative: bool) -> f64 {
     }
     let (q_low, q_high) = match draws.ranked_if_done() {
         // Sorted draws at hand (e.g. after `rhat` or `ess_bulk` on this `Draws`).
-        Some(ranked) => {
-            let all_sorted;
-            let all: &[f64] = if draws.n_draws() % 2 == 0 {
-                &ranked.sorted.vals
-            } else {
-                all_sorted = full_sorted(&ranked.sorted, &middles(draws));
-                &all_sorted
-            };
-            (
-                quantile_sorted(all, tail.low()),
-                quantile_sorted(all, tail.high()),
-            )
-        }
+        Some(ranked) => tail_quantiles_sorted(draws, &ranked, tail),
         // Otherwise two O(n) selections beat a sort.
         None => {
             let mut all: Vec<f64> = draws.chains().concat();

@@ -78,38 +78,29 @@ pub fn line_panels(path: &Path, panels: &[Panel], ncols: usize) -> Result<(), Re
             .margin(8)
             .x_label_area_size(32)
             .y_label_area_size(48);
+        // The two axis kinds are different types: one body, instantiated for each.
+        macro_rules! draw_panel {
+            ($x:expr) => {{
+                let mut chart = b.build_cartesian_2d($x, y0..y1).map_err(pe)?;
+                chart
+                    .configure_mesh()
+                    .x_desc(&panel.x_label)
+                    .y_desc(&panel.y_label)
+                    .draw()
+                    .map_err(pe)?;
+                draw_lines(&mut chart, panel)?;
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .draw()
+                    .map_err(pe)?;
+            }};
+        }
         if panel.log_x && x0 > 0.0 {
-            let mut chart = b
-                .build_cartesian_2d((x0..x1).log_scale(), y0..y1)
-                .map_err(pe)?;
-            chart
-                .configure_mesh()
-                .x_desc(&panel.x_label)
-                .y_desc(&panel.y_label)
-                .draw()
-                .map_err(pe)?;
-            draw_lines(&mut chart, panel)?;
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(pe)?;
+            draw_panel!((x0..x1).log_scale());
         } else {
-            let mut chart = b.build_cartesian_2d(x0..x1, y0..y1).map_err(pe)?;
-            chart
-                .configure_mesh()
-                .x_desc(&panel.x_label)
-                .y_desc(&panel.y_label)
-                .draw()
-                .map_err(pe)?;
-            draw_lines(&mut chart, panel)?;
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(pe)?;
+            draw_panel!(x0..x1);
         }
     }
     root.present().map_err(pe)?;
