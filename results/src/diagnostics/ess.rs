@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::numeric::{mean, threads_for, var};
+use super::numeric::{big_vec, big_vec_filled, mean, threads_for, var};
 
 /// `np.finfo(float).resolution`: ArviZ treats an array whose range is below this as constant.
 const RESOLUTION: f64 = 1e-15;
@@ -65,20 +65,65 @@ fn cached_plans(m: usize) -> (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>) {
     (planner.plan_fft_forward(m), planner.plan_fft_inverse(m))
 }
 
-/// FFT plans for the biased autocovariance of chains of `n` draws, zero-padded to
-/// [`fft_len`]`(n)` (ArviZ's `autocov` pads to `next_fast_len(2n)`; same values).
-pub(crate) struct AutocovPlan {
-    n: usize,
+/// Shortest padding worth trying first: n + max(n/32, 64) lags' room (see [`AutocovPlan`]).
+fn short_len(n: usize) -> Option<usize> {
+    // Below this the full transform is cheap and a retry would cost more than it saves.
+    const MIN_N: usize = 4096;
+    if n < MIN_N {
+        return None;
+    }
+    let target = n + (n / 32).max(64);
+    let fast = next_fast_len(target);
+    let pow2 = target.next_power_of_two();
+    let m = if pow2 as f64 <= 1.3 * fast as f64 {
+        pow2
+    } else {
+        fast
+    };
+    (m < fft_len(n)).then_some(m)
+}
+
+/// Forward and inverse FFTs of one length `m`.
+struct Transforms {
     m: usize,
     fwd: Arc<dyn Fft<f64>>,
     inv: Arc<dyn Fft<f64>>,
 }
 
+impl Transforms {
+    fn new(m: usize) -> Self {
+        let (fwd, inv) = cached_plans(m);
+        Self { m, fwd, inv }
+    }
+}
+
+/// FFT plans for the biased autocovariance of chains of `n` draws.
+///
+/// Zero-padding a chain of n draws to length m makes the circular autocovariance equal the
+/// linear one at every lag k ≤ m − n. ArviZ pads to `next_fast_len(2n)`, which gives all n
+/// lags; Geyer's truncation usually stops after a few hundred. So the plan first pads to
+/// about n + n/32 (a transform half as long for large n): when the truncation stays within
+/// the lags that length gives exactly, the ESS is the one the full padding gives (the
+/// autocovariances differ only by rounding, ~1e-16); otherwise it is recomputed with the
+/// full padding ([`fft_len`]).
+pub(crate) struct AutocovPlan {
+    n: usize,
+    full: Transforms,
+    short: Option<Transforms>,
+}
+
 impl AutocovPlan {
     pub(crate) fn new(n: usize) -> Self {
-        let m = fft_len(n);
-        let (fwd, inv) = cached_plans(m);
-        Self { n, m, fwd, inv }
+        Self {
+            n,
+            full: Transforms::new(fft_len(n)),
+            short: short_len(n).map(Transforms::new),
+        }
+    }
+
+    /// The transforms to try, shortest first; the last one gives every lag.
+    fn attempts(&self) -> impl Iterator<Item = &Transforms> {
+        self.short.iter().chain(std::iter::once(&self.full))
     }
 
     /// Mean over chains of the biased autocovariance at lags 0..n:
@@ -88,17 +133,21 @@ impl AutocovPlan {
     /// Two real chains a, b are transformed at once as z = a + i·b: the real part of
     /// IFFT(|Z|²) is acov(a) + acov(b) (the imaginary part holds their cross terms), and the
     /// inverse transform is linear, so one inverse FFT serves all chains.
-    fn mean_autocov(&self, chains: &[&[f64]], chain_means: &[f64]) -> Vec<f64> {
-        let (n, m) = (self.n, self.m);
+    ///
+    /// Returns the lags that padding to `t.m` gives exactly: 0..=min(n − 1, m − n).
+    fn mean_autocov(&self, t: &Transforms, chains: &[&[f64]], chain_means: &[f64]) -> Vec<f64> {
+        let (n, m) = (self.n, t.m);
+        let lags = n.min(m - n + 1);
         let pairs: Vec<(usize, Option<usize>)> = (0..chains.len())
             .step_by(2)
             .map(|a| (a, (a + 1 < chains.len()).then_some(a + 1)))
             .collect();
         let threads = threads_for(pairs.len() * m, 1 << 14).min(pairs.len());
         let spectrum = |my_pairs: &[(usize, Option<usize>)]| -> Vec<f64> {
-            let mut power = vec![0.0f64; m];
-            let mut buf = vec![Complex::new(0.0, 0.0); m];
-            let mut scratch = vec![Complex::new(0.0, 0.0); self.fwd.get_inplace_scratch_len()];
+            let mut power = big_vec_filled(m, 0.0f64);
+            let mut buf = big_vec_filled(m, Complex::new(0.0, 0.0));
+            let mut scratch =
+                big_vec_filled(t.fwd.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
             for &(a, b) in my_pairs {
                 let (ma, ca) = (chain_means[a], chains[a]);
                 for (z, &x) in buf[..n].iter_mut().zip(ca) {
@@ -111,7 +160,7 @@ impl AutocovPlan {
                     }
                 }
                 buf[n..].fill(Complex::new(0.0, 0.0));
-                self.fwd.process_with_scratch(&mut buf, &mut scratch);
+                t.fwd.process_with_scratch(&mut buf, &mut scratch);
                 for (p, z) in power.iter_mut().zip(&buf) {
                     *p += z.norm_sqr();
                 }
@@ -139,12 +188,13 @@ impl AutocovPlan {
                 total
             })
         };
-        let mut buf: Vec<Complex<f64>> = power.into_iter().map(|p| Complex::new(p, 0.0)).collect();
-        let mut scratch = vec![Complex::new(0.0, 0.0); self.inv.get_inplace_scratch_len()];
-        self.inv.process_with_scratch(&mut buf, &mut scratch);
+        let mut buf: Vec<Complex<f64>> = big_vec(m);
+        buf.extend(power.into_iter().map(|p| Complex::new(p, 0.0)));
+        let mut scratch = big_vec_filled(t.inv.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
+        t.inv.process_with_scratch(&mut buf, &mut scratch);
         // irfft's 1/m, autocov's 1/n, and the mean over chains.
         let scale = 1.0 / (m as f64 * n as f64 * chains.len() as f64);
-        buf[..n].iter().map(|z| z.re * scale).collect()
+        buf[..lags].iter().map(|z| z.re * scale).collect()
     }
 
     /// Mean autocovariances of two sets of C chains each, from C forward FFTs and one
@@ -157,19 +207,23 @@ impl AutocovPlan {
     /// transform, so that two sets of very different scales (z-scores and raw draws of
     /// scale 1e-10, say) share a transform without the smaller drowning in the rounding
     /// error of the larger; the autocovariances are scaled back (exactly) afterwards.
+    /// Lags as [`Self::mean_autocov`].
     fn mean_autocov_two(
         &self,
+        t: &Transforms,
         a: (&[&[f64]], &[f64], f64),
         b: (&[&[f64]], &[f64], f64),
     ) -> (Vec<f64>, Vec<f64>) {
-        let (n, m) = (self.n, self.m);
+        let (n, m) = (self.n, t.m);
+        let lags = n.min(m - n + 1);
         let c = a.0.len().min(b.0.len());
         let threads = threads_for(c * m, 1 << 14).min(c).max(1);
         let spectra = |range: std::ops::Range<usize>| -> (Vec<f64>, Vec<f64>) {
-            let mut pa = vec![0.0f64; m];
-            let mut pb = vec![0.0f64; m];
-            let mut buf = vec![Complex::new(0.0, 0.0); m];
-            let mut scratch = vec![Complex::new(0.0, 0.0); self.fwd.get_inplace_scratch_len()];
+            let mut pa = big_vec_filled(m, 0.0f64);
+            let mut pb = big_vec_filled(m, 0.0f64);
+            let mut buf = big_vec_filled(m, Complex::new(0.0, 0.0));
+            let mut scratch =
+                big_vec_filled(t.fwd.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
             for ch in range {
                 let (xa, ma, sa) = (a.0[ch], a.1[ch], a.2);
                 let (xb, mb, sb) = (b.0[ch], b.1[ch], b.2);
@@ -177,12 +231,20 @@ impl AutocovPlan {
                     *z = Complex::new((x - ma) * sa, (y - mb) * sb);
                 }
                 buf[n..].fill(Complex::new(0.0, 0.0));
-                self.fwd.process_with_scratch(&mut buf, &mut scratch);
-                for k in 0..m {
-                    let zk = buf[k];
-                    let zr = buf[(m - k) % m].conj();
-                    pa[k] += (zk + zr).norm_sqr() * 0.25;
-                    pb[k] += (zk - zr).norm_sqr() * 0.25;
+                t.fwd.process_with_scratch(&mut buf, &mut scratch);
+                // Z_{m−k} for k ≥ 1 is `buf[1..]` reversed; k = 0 pairs with itself.
+                let z0 = buf[0];
+                pa[0] += (z0 + z0.conj()).norm_sqr() * 0.25;
+                pb[0] += (z0 - z0.conj()).norm_sqr() * 0.25;
+                for (((p_a, p_b), &zk), &zm) in pa[1..]
+                    .iter_mut()
+                    .zip(pb[1..].iter_mut())
+                    .zip(&buf[1..])
+                    .zip(buf[1..].iter().rev())
+                {
+                    let zr = zm.conj();
+                    *p_a += (zk + zr).norm_sqr() * 0.25;
+                    *p_b += (zk - zr).norm_sqr() * 0.25;
                 }
             }
             (pa, pb)
@@ -211,18 +273,15 @@ impl AutocovPlan {
                 (ta, tb)
             })
         };
-        let mut buf: Vec<Complex<f64>> = pa
-            .into_iter()
-            .zip(pb)
-            .map(|(x, y)| Complex::new(x, y))
-            .collect();
-        let mut scratch = vec![Complex::new(0.0, 0.0); self.inv.get_inplace_scratch_len()];
-        self.inv.process_with_scratch(&mut buf, &mut scratch);
+        let mut buf: Vec<Complex<f64>> = big_vec(m);
+        buf.extend(pa.into_iter().zip(pb).map(|(x, y)| Complex::new(x, y)));
+        let mut scratch = big_vec_filled(t.inv.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
+        t.inv.process_with_scratch(&mut buf, &mut scratch);
         let scale = 1.0 / (m as f64 * n as f64 * c as f64);
         let (ua, ub) = (1.0 / (a.2 * a.2), 1.0 / (b.2 * b.2));
         (
-            buf[..n].iter().map(|z| z.re * scale * ua).collect(),
-            buf[..n].iter().map(|z| z.im * scale * ub).collect(),
+            buf[..lags].iter().map(|z| z.re * scale * ua).collect(),
+            buf[..lags].iter().map(|z| z.im * scale * ub).collect(),
         )
     }
 }
@@ -252,8 +311,14 @@ pub(crate) fn ess_chains(chains: &[&[f64]], plan: &AutocovPlan, relative: bool) 
         return size;
     }
     let chain_means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
-    let acov = plan.mean_autocov(chains, &chain_means);
-    geyer_ess(&acov, &chain_means, n_chain, n_draw, relative)
+    for t in plan.attempts() {
+        let acov = plan.mean_autocov(t, chains, &chain_means);
+        if let Some(ess) = geyer_ess(&acov, &chain_means, n_chain, n_draw, relative) {
+            return ess;
+        }
+    }
+    // The full padding gives every lag, so `geyer_ess` has returned by now.
+    f64::NAN
 }
 
 /// [`ess_chains`] of two arrays of the same shape, sharing the FFTs (see
@@ -293,21 +358,28 @@ pub(crate) fn ess_chains_two(
     let n_draw = a[0].len();
     let ma: Vec<f64> = a.iter().map(|c| mean(c)).collect();
     let mb: Vec<f64> = b.iter().map(|c| mean(c)).collect();
-    let (acov_a, acov_b) = plan.mean_autocov_two((a, &ma, sa), (b, &mb, sb));
-    (
-        geyer_ess(&acov_a, &ma, n_chain, n_draw, relative),
-        geyer_ess(&acov_b, &mb, n_chain, n_draw, relative),
-    )
+    for t in plan.attempts() {
+        let (acov_a, acov_b) = plan.mean_autocov_two(t, (a, &ma, sa), (b, &mb, sb));
+        let ea = geyer_ess(&acov_a, &ma, n_chain, n_draw, relative);
+        let eb = geyer_ess(&acov_b, &mb, n_chain, n_draw, relative);
+        if let (Some(ea), Some(eb)) = (ea, eb) {
+            return (ea, eb);
+        }
+    }
+    // The full padding gives every lag, so both have returned by now.
+    (f64::NAN, f64::NAN)
 }
 
-/// The part of `_ess` after the autocovariance, line by line.
+/// The part of `_ess` after the autocovariance, line by line. `acov` holds lags
+/// 0..acov.len() (all n_draw lags, or a prefix of at least 2); `None` when Geyer's
+/// truncation needs a lag beyond them.
 pub(crate) fn geyer_ess(
     acov: &[f64],
     chain_means: &[f64],
     n_chain: usize,
     n_draw: usize,
     relative: bool,
-) -> f64 {
+) -> Option<f64> {
     let nf = n_draw as f64;
     let mean_var = acov[0] * nf / (nf - 1.0);
     let mut var_plus = mean_var * (nf - 1.0) / nf;
@@ -326,6 +398,9 @@ pub(crate) fn geyer_ess(
     // Geyer's initial positive sequence. `t < n_draw - 3` in Python (may be negative).
     let mut t = 1usize;
     while t + 3 < n_draw && (rho_even + rho_odd) > 0.0 {
+        if t + 2 >= acov.len() {
+            return None;
+        }
         rho_even = rho_at(t + 1);
         rho_odd = rho_at(t + 2);
         if (rho_even + rho_odd) >= 0.0 {
@@ -355,7 +430,7 @@ pub(crate) fn geyer_ess(
     let floor = 1.0 / size.log10();
     let tau = if floor > tau { floor } else { tau };
     let ess = if relative { 1.0 } else { size } / tau;
-    if any_nan { f64::NAN } else { ess }
+    Some(if any_nan { f64::NAN } else { ess })
 }
 
 /// ArviZ 0.23.4 `_rhat` (classic R-hat of the given chains, no splitting):
@@ -375,7 +450,8 @@ fn rhat_from_moments(n: usize, means: &[f64], vars: &[f64]) -> f64 {
     ((between / within + n - 1.0) / n).sqrt()
 }
 
-/// Neumaier-compensated running sum (error O(ε) independent of the count).
+/// Compensated running sum (Knuth's branch-free TwoSum: each addition's rounding error is
+/// recovered exactly and accumulated), error O(ε) independent of the count.
 #[derive(Clone, Copy, Default)]
 struct CompensatedSum {
     sum: f64,
@@ -386,11 +462,8 @@ impl CompensatedSum {
     #[inline]
     fn add(&mut self, x: f64) {
         let t = self.sum + x;
-        if self.sum.abs() >= x.abs() {
-            self.comp += (self.sum - t) + x;
-        } else {
-            self.comp += (x - t) + self.sum;
-        }
+        let xp = t - self.sum;
+        self.comp += (self.sum - (t - xp)) + (x - xp);
         self.sum = t;
     }
 
@@ -427,30 +500,55 @@ impl ChainOf {
     }
 }
 
-/// `_rhat` of values given in any order: `vals[i]` belongs at split-layout index `idx[i]`
-/// (split chain `idx[i] / half`, `n_chains` chains of `half` draws). Used for the
-/// rank-normalised R-hats straight from sorted order, which saves scattering the z-scores
-/// back to chain layout; per-chain sums are compensated, so the result matches the
-/// chain-layout computation to ~1e-16.
-pub(crate) fn rhat_unordered(vals: &[f64], idx: &[u32], half: usize, n_chains: usize) -> f64 {
-    // One pass of compensated Σv and Σv² per chain. The one-pass variance
-    // (Σv² − (Σv)²/n)/(n − 1) loses nothing here: these are z-scores, whose chain means
-    // are small next to their spread, and both sums are compensated.
-    let chain = ChainOf::new(half);
-    let mut sums = vec![(CompensatedSum::default(), CompensatedSum::default()); n_chains];
-    for (&v, &k) in vals.iter().zip(idx) {
-        let (s1, s2) = &mut sums[chain.of(k)];
+/// `_rhat` of values given in any order, accumulated one at a time: value `v` at
+/// split-layout index `k` belongs to split chain `k / half` (`n_chains` chains of `half`
+/// draws). Used for the folded R-hat, whose z-scores come in folded order; per-chain sums
+/// are compensated, so the result matches the chain-layout computation to ~1e-16.
+pub(crate) struct ChainMoments {
+    chain: ChainOf,
+    sums: Vec<(CompensatedSum, CompensatedSum)>,
+}
+
+impl ChainMoments {
+    pub(crate) fn new(half: usize, n_chains: usize) -> Self {
+        Self {
+            chain: ChainOf::new(half),
+            sums: vec![(CompensatedSum::default(), CompensatedSum::default()); n_chains],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn add(&mut self, k: u32, v: f64) {
+        let (s1, s2) = &mut self.sums[self.chain.of(k)];
         s1.add(v);
         s2.add(v * v);
     }
-    let n = half as f64;
-    let means: Vec<f64> = sums.iter().map(|(s1, _)| s1.total() / n).collect();
-    let vars: Vec<f64> = sums
-        .iter()
-        .zip(&means)
-        .map(|((_, s2), &m)| (s2.total() - n * m * m) / (n - 1.0))
-        .collect();
-    rhat_from_moments(half, &means, &vars)
+
+    /// Add the sums of `other` (same shape), accumulated over other values.
+    pub(crate) fn merge(&mut self, other: &ChainMoments) {
+        for ((s1, s2), (o1, o2)) in self.sums.iter_mut().zip(&other.sums) {
+            s1.add(o1.sum);
+            s1.add(o1.comp);
+            s2.add(o2.sum);
+            s2.add(o2.comp);
+        }
+    }
+
+    /// `_rhat` of the accumulated chains. The one-pass variance (Σv² − (Σv)²/n)/(n − 1)
+    /// loses nothing here: these are z-scores, whose chain means are small next to their
+    /// spread, and both sums are compensated.
+    pub(crate) fn rhat(&self) -> f64 {
+        let half = self.chain.half;
+        let n = half as f64;
+        let means: Vec<f64> = self.sums.iter().map(|(s1, _)| s1.total() / n).collect();
+        let vars: Vec<f64> = self
+            .sums
+            .iter()
+            .zip(&means)
+            .map(|((_, s2), &m)| (s2.total() - n * m * m) / (n - 1.0))
+            .collect();
+        rhat_from_moments(half, &means, &vars)
+    }
 }
 
 #[cfg(test)]
@@ -487,7 +585,7 @@ mod tests {
     }
 
     #[test]
-    fn rhat_unordered_matches_chain_layout() {
+    fn chain_moments_match_chain_layout() {
         let x: Vec<f64> = (0..60)
             .map(|i| ((i * 37) % 23) as f64 * 0.1 + (i / 15) as f64)
             .collect();
@@ -495,7 +593,11 @@ mod tests {
         let perm: Vec<u32> = (0..60u32).map(|i| (i * 7) % 60).collect();
         let vals: Vec<f64> = perm.iter().map(|&k| x[k as usize]).collect();
         let a = rhat_chains(&chains);
-        let b = rhat_unordered(&vals, &perm, 15, 4);
+        let mut acc = ChainMoments::new(15, 4);
+        for (&v, &k) in vals.iter().zip(&perm) {
+            acc.add(k, v);
+        }
+        let b = acc.rhat();
         assert!((a - b).abs() < 1e-14 * a, "{a} {b}");
     }
 
@@ -519,6 +621,63 @@ mod tests {
         assert!((eb - wb).abs() < 1e-12 * wb, "{eb} {wb}");
     }
 
+    /// AR(1) draws, `m` chains of `n`, from a xorshift generator (uniform innovations).
+    fn ar1(m: usize, n: usize, rho: f64, seed: u64) -> Vec<Vec<f64>> {
+        let mut s = seed;
+        (0..m)
+            .map(|_| {
+                let mut x = 0.0;
+                (0..n)
+                    .map(|_| {
+                        s ^= s << 13;
+                        s ^= s >> 7;
+                        s ^= s << 17;
+                        x = rho * x + ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5);
+                        x
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The short padding gives the full padding's ESS, both when Geyer's truncation stays
+    /// within its exact lags (ρ = 0.9) and when it does not and the plan falls back
+    /// (ρ = 0.9999: truncation far beyond n/32).
+    #[test]
+    fn short_padding_matches_full_padding() {
+        let n = 20_000;
+        assert!(short_len(n).is_some());
+        for (rho, falls_back) in [(0.9, false), (0.9999, true)] {
+            let a = ar1(4, n, rho, 7);
+            let b = ar1(4, n, rho.min(0.5), 11);
+            let ca: Vec<&[f64]> = a.iter().map(Vec::as_slice).collect();
+            let cb: Vec<&[f64]> = b.iter().map(Vec::as_slice).collect();
+            let plan = AutocovPlan::new(n);
+            let full_only = AutocovPlan {
+                n,
+                full: Transforms::new(fft_len(n)),
+                short: None,
+            };
+            let got = ess_chains(&ca, &plan, false);
+            let want = ess_chains(&ca, &full_only, false);
+            assert!((got - want).abs() < 1e-10 * want, "rho {rho}: {got} {want}");
+            let (ga, gb) = ess_chains_two(&ca, &cb, &plan, false);
+            let (wa, wb) = ess_chains_two(&ca, &cb, &full_only, false);
+            assert!((ga - wa).abs() < 1e-10 * wa, "rho {rho}: {ga} {wa}");
+            assert!((gb - wb).abs() < 1e-10 * wb, "rho {rho}: {gb} {wb}");
+            // Whether the short attempt sufficed: Geyer's truncation against its lags.
+            let means: Vec<f64> = ca.iter().map(|c| mean(c)).collect();
+            let short = plan
+                .short
+                .as_ref()
+                .map(|t| plan.mean_autocov(t, &ca, &means));
+            let fits = short
+                .map(|acov| geyer_ess(&acov, &means, 4, n, false).is_some())
+                .unwrap_or(false);
+            assert_eq!(fits, !falls_back, "rho {rho}");
+        }
+    }
+
     #[test]
     fn fft_len_prefers_powers_of_two() {
         assert_eq!(fft_len(500_000), 1 << 20);
@@ -536,7 +695,7 @@ mod tests {
         let chains = [&a[..], &b[..], &c[..]];
         let means: Vec<f64> = chains.iter().map(|x| mean(x)).collect();
         let plan = AutocovPlan::new(37);
-        let got = plan.mean_autocov(&chains, &means);
+        let got = plan.mean_autocov(&plan.full, &chains, &means);
         for lag in 0..37 {
             let mut want = 0.0;
             for (ch, &m) in chains.iter().zip(&means) {

@@ -1,6 +1,7 @@
 //! Rank normalisation (ArviZ 0.23.4 `_z_scale`, `_backtransform_ranks`) built on one sort.
 //!
-//! The split draws are sorted once (LSD radix sort on order-preserving integer keys).
+//! The split draws are sorted once (radix sort on a value bucket, or on order-preserving
+//! integer keys when the values crowd into a small part of their range).
 //! From that order we get
 //! * the bulk z-scores: average ranks over ties (scipy `rankdata(method="average")`),
 //!   mapped through Φ⁻¹((r − 3/8)/(S + 1/4));
@@ -11,7 +12,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::numeric::{par_chunks_mut, threads_for};
+use super::numeric::{big_vec, big_vec_filled, par_chunks_mut, threads_for};
 
 /// Order-preserving map f64 → u64 (IEEE total order; callers exclude NaN).
 #[inline]
@@ -33,13 +34,18 @@ fn unkey(k: u64) -> f64 {
 const RADIX_BITS: u32 = 11;
 const BUCKETS: usize = 1 << RADIX_BITS;
 const PASSES: usize = 6; // 6 × 11 ≥ 64 bits
-/// Below this size a comparison sort is faster than six radix passes.
+/// Below this size a comparison sort is faster than radix passes.
 const RADIX_MIN: usize = 4096;
 
-/// Sort `keys` ascending, permuting `idx` alongside (stable LSD radix sort).
+/// Sort `keys` ascending, permuting `idx` alongside.
+///
+/// Draws of one distribution spread evenly over their range, so the sort first orders
+/// them by a 22-bit bucket linear in the value (two radix passes instead of six over the
+/// 64-bit keys), then sorts each run of equal buckets, which holds a few draws. Data that
+/// crowds into a small part of its range (heavy tails, outliers) takes the full six-pass
+/// radix sort instead.
 fn sort_pairs(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
-    let n = keys.len();
-    if n < RADIX_MIN {
+    if keys.len() < RADIX_MIN {
         let mut pairs: Vec<(u64, u32)> = keys.iter().copied().zip(idx.iter().copied()).collect();
         pairs.sort_unstable();
         for (i, (k, j)) in pairs.into_iter().enumerate() {
@@ -48,14 +54,130 @@ fn sort_pairs(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
         }
         return;
     }
+    if !bucket_sort(keys, idx) {
+        radix_sort(keys, idx);
+    }
+}
+
+/// Bits of the value bucket of [`bucket_sort`]: two radix digits.
+const BUCKET_BITS: u32 = 2 * RADIX_BITS;
+
+/// Sort by the value bucket ⌊(x − min)·(2²² − 1)/(max − min)⌋ (two stable LSD passes),
+/// then sort each run of equal buckets by key. The bucket is a non-decreasing function of
+/// x (every step rounds monotonically), so this is a full sort whatever the data; it
+/// returns `false` without touching anything when the range is not finite and positive, or
+/// when more than 1/16 of the draws share one of the 2048 top-level buckets (then the
+/// runs would be long and the six-pass radix sort is faster).
+fn bucket_sort(keys: &mut [u64], idx: &mut [u32]) -> bool {
+    let n = keys.len();
+    let (lo, hi) = keys
+        .iter()
+        .fold((u64::MAX, 0u64), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+    let (min, max) = (unkey(lo), unkey(hi));
+    let cap = (1u32 << BUCKET_BITS) - 1;
+    let scale = cap as f64 / (max - min);
+    if !(max - min > 0.0 && scale.is_finite() && min.is_finite() && max.is_finite()) {
+        return false;
+    }
+    // `as u32` saturates (and maps NaN, impossible here, to 0); `min` guards rounding up.
+    let bucket = |k: u64| -> u32 { (((unkey(k) - min) * scale) as u32).min(cap) };
+    let mask = (BUCKETS - 1) as u32;
+    let mut h_lo = vec![0usize; BUCKETS];
+    let mut h_hi = vec![0usize; BUCKETS];
+    for &k in keys.iter() {
+        let b = bucket(k);
+        h_lo[(b & mask) as usize] += 1;
+        h_hi[(b >> RADIX_BITS) as usize] += 1;
+    }
+    if h_hi.iter().any(|&c| c > n / 16) {
+        return false;
+    }
+    let mut keys2 = big_vec_filled(n, 0u64);
+    let mut idx2 = big_vec_filled(n, 0u32);
+    let offsets = |h: &[usize]| -> Vec<usize> {
+        let mut acc = 0;
+        h.iter()
+            .map(|&c| {
+                let o = acc;
+                acc += c;
+                o
+            })
+            .collect()
+    };
+    let mut off = offsets(&h_lo);
+    for (&k, &j) in keys.iter().zip(idx.iter()) {
+        let d = (bucket(k) & mask) as usize;
+        let o = off[d];
+        keys2[o] = k;
+        idx2[o] = j;
+        off[d] = o + 1;
+    }
+    let mut off = offsets(&h_hi);
+    for (&k, &j) in keys2.iter().zip(idx2.iter()) {
+        let d = (bucket(k) >> RADIX_BITS) as usize;
+        let o = off[d];
+        keys[o] = k;
+        idx[o] = j;
+        off[d] = o + 1;
+    }
+    // Runs of one bucket, sorted by key.
+    let mut i = 0;
+    let mut bi = bucket(keys[0]);
+    while i < n {
+        let mut j = i + 1;
+        let mut bj = bi;
+        while j < n {
+            bj = bucket(keys[j]);
+            if bj != bi {
+                break;
+            }
+            j += 1;
+        }
+        if j - i > 1 {
+            sort_run(&mut keys[i..j], &mut idx[i..j]);
+        }
+        i = j;
+        bi = bj;
+    }
+    true
+}
+
+/// Sort a short run of `(keys, idx)` by key: insertion sort, or a comparison sort of the
+/// pairs for longer runs.
+fn sort_run(keys: &mut [u64], idx: &mut [u32]) {
+    if keys.len() <= 32 {
+        for a in 1..keys.len() {
+            let (k, j) = (keys[a], idx[a]);
+            let mut b = a;
+            while b > 0 && keys[b - 1] > k {
+                keys[b] = keys[b - 1];
+                idx[b] = idx[b - 1];
+                b -= 1;
+            }
+            keys[b] = k;
+            idx[b] = j;
+        }
+    } else {
+        let mut pairs: Vec<(u64, u32)> = keys.iter().copied().zip(idx.iter().copied()).collect();
+        pairs.sort_unstable();
+        for ((k, j), (pk, pj)) in keys.iter_mut().zip(idx.iter_mut()).zip(pairs) {
+            *k = pk;
+            *j = pj;
+        }
+    }
+}
+
+/// Stable LSD radix sort of `keys` (all 64 bits), permuting `idx` alongside.
+fn radix_sort(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
+    let n = keys.len();
     let mut hist = vec![[0usize; BUCKETS]; PASSES];
     for &k in keys.iter() {
         for (p, h) in hist.iter_mut().enumerate() {
             h[((k >> (p as u32 * RADIX_BITS)) as usize) & (BUCKETS - 1)] += 1;
         }
     }
-    let mut keys2 = vec![0u64; n];
-    let mut idx2 = vec![0u32; n];
+    let mut keys2 = big_vec_filled(n, 0u64);
+    let mut idx2 = big_vec_filled(n, 0u32);
     for (p, h) in hist.iter().enumerate() {
         // A digit shared by every key permutes nothing: skip the pass (common for the
         // sign/exponent digits of draws from one distribution).
@@ -84,12 +206,13 @@ fn sort_pairs(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
 /// Keys and split-layout indices (`base + position`) of consecutive chains, sorted by key.
 fn sort_part(chains: &[&[f64]], base: usize) -> (Vec<u64>, Vec<u32>) {
     let total: usize = chains.iter().map(|c| c.len()).sum();
-    let mut keys = Vec::with_capacity(total);
+    let mut keys = big_vec(total);
     for c in chains {
         keys.extend(c.iter().map(|&x| key(x)));
     }
     // Indices fit in u32: `Draws::new` rejects more than u32::MAX values.
-    let mut idx: Vec<u32> = (base as u32..(base + total) as u32).collect();
+    let mut idx = big_vec(total);
+    idx.extend(base as u32..(base + total) as u32);
     sort_pairs(&mut keys, &mut idx);
     (keys, idx)
 }
@@ -110,7 +233,8 @@ impl SortedSplit {
         let total = half * split.len();
         if split.len() < 2 || threads_for(total, 1 << 18) < 2 {
             let (keys, idx) = sort_part(split, 0);
-            let vals = keys.into_iter().map(unkey).collect();
+            let mut vals = big_vec(total);
+            vals.extend(keys.into_iter().map(unkey));
             return Self { vals, idx };
         }
         let k = split.len() / 2;
@@ -121,8 +245,8 @@ impl SortedSplit {
             let a = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (a, b)
         });
-        let mut vals = Vec::with_capacity(total);
-        let mut idx = Vec::with_capacity(total);
+        let mut vals = big_vec(total);
+        let mut idx = big_vec(total);
         let (mut i, mut j) = (0, 0);
         while i < ka.len() && j < kb.len() {
             if ka[i] <= kb[j] {
@@ -154,19 +278,20 @@ impl SortedSplit {
 }
 
 /// Everything rank-based diagnostics share: the sorted split draws, the Φ⁻¹ table and the
-/// bulk z-scores in sorted order.
+/// bulk z-scores in split layout.
 pub(crate) struct Ranked {
     pub(crate) sorted: SortedSplit,
     pub(crate) z: ZScale,
-    pub(crate) zs: Vec<f64>,
+    /// Bulk z-scores, `zb[j * half + t]` for split chain `j`, draw `t`.
+    pub(crate) zb: Vec<f64>,
 }
 
 impl Ranked {
     pub(crate) fn new(split: &[&[f64]]) -> Self {
         let sorted = SortedSplit::new(split);
         let z = ZScale::new(sorted.vals.len());
-        let zs = bulk_z_sorted(&sorted, &z);
-        Self { sorted, z, zs }
+        let zb = bulk_z(&sorted, &z);
+        Self { sorted, z, zb }
     }
 }
 
@@ -188,7 +313,7 @@ impl ZScale {
         // Blom's positions are symmetric: rank S + 1 − r maps to 1 − p(r), because
         // (S + 1 − r − 3/8) = (S + 1/4) − (r − 3/8). So Φ⁻¹ is evaluated for the lower half
         // only and mirrored (Φ⁻¹(1 − p) = −Φ⁻¹(p)), halving the table's cost.
-        let mut table = vec![0.0f64; size];
+        let mut table = big_vec_filled(size, 0.0f64);
         let lower = size.div_ceil(2);
         let threads = threads_for(lower, 1 << 16);
         par_chunks_mut(&mut table[..lower], threads, |off, chunk| {
@@ -228,11 +353,63 @@ fn z_of(normal: &Normal, rank: f64, denom: f64) -> f64 {
     normal.inverse_cdf((rank - 3.0 / 8.0) / denom)
 }
 
-/// z-score of each sorted position's average rank, for `vals` sorted ascending (sequential
-/// writes). Ties are exact `==` equality, as scipy's `arr[1:] != arr[:-1]`.
-pub(crate) fn z_sorted(vals: &[f64], z: &ZScale) -> Vec<f64> {
+/// Call `f(index, z)` for every `(value, index)` of `items`, which come in ascending order
+/// of value: z is the Blom z-score of the item's average rank over ties (exact `==`, as
+/// scipy's `arr[1:] != arr[:-1]`; average rank `0.5 * (j + i + 1)` for sorted positions
+/// `i..j`, as scipy's `rankdata`). An item is emitted once the next one shows whether it
+/// is tied; only tie groups are buffered.
+///
+/// `pos0` is the sorted position of the first item (a segment of a longer order must start
+/// at a tie-group boundary).
+fn for_each_z(
+    items: impl Iterator<Item = (f64, u32)>,
+    pos0: usize,
+    z: &ZScale,
+    mut f: impl FnMut(u32, f64),
+) {
+    let mut ties: Vec<u32> = Vec::new();
+    let mut prev: Option<(f64, u32)> = None;
+    let mut start = pos0; // sorted position of `prev`'s group
+    let flush_ties = |ties: &mut Vec<u32>, start: usize, f: &mut dyn FnMut(u32, f64)| {
+        let zv = z.group(start, start + ties.len());
+        for &k in ties.iter() {
+            f(k, zv);
+        }
+        ties.clear();
+    };
+    for (pos, (v, k)) in (pos0..).zip(items) {
+        if let Some((pv, pk)) = prev {
+            if v == pv {
+                if ties.is_empty() {
+                    ties.push(pk);
+                }
+                ties.push(k);
+            } else {
+                if ties.is_empty() {
+                    f(pk, z.table[start]);
+                } else {
+                    flush_ties(&mut ties, start, &mut f);
+                }
+                start = pos;
+            }
+        }
+        prev = Some((v, k));
+    }
+    if let Some((_, pk)) = prev {
+        if ties.is_empty() {
+            f(pk, z.table[start]);
+        } else {
+            flush_ties(&mut ties, start, &mut f);
+        }
+    }
+}
+
+/// Bulk z-scores in split layout, ArviZ `_z_scale(_split_chains(x))`: the z-score of each
+/// sorted draw's average rank, written to its split-layout position.
+pub(crate) fn bulk_z(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
+    let (vals, idx) = (&sorted.vals, &sorted.idx);
     let n = vals.len();
-    let mut out = Vec::with_capacity(n);
+    let mut out = big_vec_filled(n, 0.0);
     let mut i = 0;
     while i < n {
         let v = vals[i];
@@ -240,74 +417,187 @@ pub(crate) fn z_sorted(vals: &[f64], z: &ZScale) -> Vec<f64> {
         while j < n && vals[j] == v {
             j += 1;
         }
-        if j == i + 1 {
-            out.push(z.table[i]);
+        let zv = if j == i + 1 {
+            z.table[i]
         } else {
-            let zv = z.group(i, j);
-            out.extend(std::iter::repeat_n(zv, j - i));
+            z.group(i, j)
+        };
+        for &k in &idx[i..j] {
+            out[k as usize] = zv;
         }
         i = j;
     }
     out
 }
 
-/// Bulk z-scores in sorted order (`z_sorted` of the sorted split draws); pair with
-/// `sorted.idx` for their split-layout positions.
-pub(crate) fn bulk_z_sorted(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
-    z_sorted(&sorted.vals, z)
+/// The folded draws |x − median| in ascending order are a merge of two ascending runs:
+/// the sorted draws below the median read downwards (`left`) and those from the median up
+/// (`right`). The merge takes from `left` on equal values.
+struct FoldedRuns<'a> {
+    vals: &'a [f64],
+    idx: &'a [u32],
+    med: f64,
+    /// Sorted position of the first draw ≥ the median: `left` is `vals[..p]` reversed.
+    p: usize,
 }
 
-/// Scatter sorted-order values to split layout: `out[idx[i]] = zs[i]`
-/// (ArviZ `_z_scale(_split_chains(x))` once combined with [`bulk_z_sorted`]).
-pub(crate) fn scatter(zs: &[f64], idx: &[u32]) -> Vec<f64> {
-    let mut out = vec![0.0; zs.len()];
-    for (&v, &k) in zs.iter().zip(idx) {
-        out[k as usize] = v;
+impl FoldedRuns<'_> {
+    fn n_left(&self) -> usize {
+        self.p
     }
-    out
+
+    fn n_right(&self) -> usize {
+        self.vals.len() - self.p
+    }
+
+    #[inline]
+    fn left(&self, a: usize) -> f64 {
+        (self.vals[self.p - 1 - a] - self.med).abs()
+    }
+
+    #[inline]
+    fn right(&self, b: usize) -> f64 {
+        (self.vals[self.p + b] - self.med).abs()
+    }
+
+    /// How many of the first `k` merged draws come from `left` (merge-path co-rank search).
+    fn split_at(&self, k: usize) -> usize {
+        let (nl, nr) = (self.n_left(), self.n_right());
+        let (mut lo, mut hi) = (k.saturating_sub(nr), k.min(nl));
+        loop {
+            let a = lo + (hi - lo) / 2;
+            let b = k - a;
+            if a > 0 && b < nr && self.left(a - 1) > self.right(b) {
+                hi = a - 1; // took too many from left
+            } else if b > 0 && a < nl && self.right(b - 1) >= self.left(a) {
+                lo = a + 1; // took too few from left
+            } else {
+                return a;
+            }
+        }
+    }
+
+    /// The folded value at merged position `a + b`, the next one taken after `a` from
+    /// `left` and `b` from `right`, and whether it comes from `left`.
+    fn next(&self, a: usize, b: usize) -> Option<(f64, bool)> {
+        match (a < self.n_left(), b < self.n_right()) {
+            (true, true) => {
+                let (fl, fr) = (self.left(a), self.right(b));
+                Some(if fl <= fr { (fl, true) } else { (fr, false) })
+            }
+            (true, false) => Some((self.left(a), true)),
+            (false, true) => Some((self.right(b), false)),
+            (false, false) => None,
+        }
+    }
+
+    /// Merge state (a, b) at the first tie-group boundary at or after merged position `k`.
+    fn boundary_at(&self, k: usize) -> (usize, usize) {
+        let mut a = self.split_at(k);
+        let mut b = k - a;
+        if a + b == 0 {
+            return (0, 0);
+        }
+        let last = match (a, b) {
+            (0, _) => self.right(b - 1),
+            (_, 0) => self.left(a - 1),
+            _ => self.left(a - 1).max(self.right(b - 1)),
+        };
+        while let Some((v, from_left)) = self.next(a, b) {
+            if v != last {
+                break;
+            }
+            if from_left {
+                a += 1;
+            } else {
+                b += 1;
+            }
+        }
+        (a, b)
+    }
+
+    /// Call `f(index, z)` for the merged draws from state (a0, b0) up to state (a1, b1).
+    fn for_each_z(
+        &self,
+        (a0, b0): (usize, usize),
+        (a1, b1): (usize, usize),
+        z: &ZScale,
+        f: impl FnMut(u32, f64),
+    ) {
+        let (vals, idx, med) = (self.vals, self.idx, self.med);
+        // `l`: sorted position after the next left draw; `r`: position of the next right draw.
+        let (l_end, r_end) = (self.p - a1, self.p + b1);
+        let mut l = self.p - a0;
+        let mut r = self.p + b0;
+        let s = vals.len();
+        let merged = (0..(a1 - a0) + (b1 - b0)).map(move |_| {
+            // Both candidates are read (clamped in range) and one is selected, so the choice
+            // compiles to conditional moves rather than a branch that mispredicts half the
+            // time.
+            let (li, ri) = (l.saturating_sub(1), r.min(s - 1));
+            let (fl, fr) = ((vals[li] - med).abs(), (vals[ri] - med).abs());
+            let take_left = l > l_end && (r >= r_end || fl <= fr);
+            l -= usize::from(take_left);
+            r += usize::from(!take_left);
+            if take_left {
+                (fl, idx[li])
+            } else {
+                (fr, idx[ri])
+            }
+        });
+        for_each_z(merged, a0 + b0, z, f);
+    }
 }
 
-/// Folded z-scores, `_z_scale(abs(split - median(split)))`, in folded order, with the
-/// split-layout index of each: the folded order is a merge of the two monotone runs of
-/// the bulk order, so no second sort. `None` when the median is not finite (more than half
-/// of the draws infinite), where the folded draws are undefined.
-pub(crate) fn folded_z_sorted(sorted: &SortedSplit, z: &ZScale) -> Option<(Vec<f64>, Vec<u32>)> {
+/// Folded z-scores, `_z_scale(abs(split - median(split)))`, fed to per-segment accumulators:
+/// the folded order is cut at tie-group boundaries into `parts` segments of about equal
+/// length, processed on parallel threads; segment `i` calls `f(&mut acc_i, index, z)` for
+/// each of its draws, with `acc_i = init()`. The folded order is a merge of the two
+/// monotone runs of the bulk order, so no second sort. Returns the accumulators in order,
+/// or `None` when the median is not finite (more than half of the draws infinite), where
+/// the folded draws are undefined.
+pub(crate) fn folded_z_segments<A: Send>(
+    sorted: &SortedSplit,
+    z: &ZScale,
+    parts: usize,
+    init: impl Fn() -> A + Sync,
+    f: impl Fn(&mut A, u32, f64) + Sync,
+) -> Option<Vec<A>> {
     let med = sorted.median();
     if !med.is_finite() {
         return None;
     }
     let vals = &sorted.vals;
-    let s = vals.len();
     // x < med ⇔ fl(x − med) < 0 for finite IEEE values, so this splits the two runs.
     let p = vals.partition_point(|&x| x < med);
-    let mut fv = Vec::with_capacity(s);
-    let mut fi = Vec::with_capacity(s);
-    let mut l = p; // next left element is l - 1
-    let mut r = p;
-    while l > 0 && r < s {
-        let fl = (vals[l - 1] - med).abs();
-        let fr = (vals[r] - med).abs();
-        if fl <= fr {
-            l -= 1;
-            fv.push(fl);
-            fi.push(sorted.idx[l]);
-        } else {
-            fv.push(fr);
-            fi.push(sorted.idx[r]);
-            r += 1;
-        }
-    }
-    while l > 0 {
-        l -= 1;
-        fv.push((vals[l] - med).abs());
-        fi.push(sorted.idx[l]);
-    }
-    while r < s {
-        fv.push((vals[r] - med).abs());
-        fi.push(sorted.idx[r]);
-        r += 1;
-    }
-    Some((z_sorted(&fv, z), fi))
+    let runs = FoldedRuns {
+        vals,
+        idx: &sorted.idx,
+        med,
+        p,
+    };
+    let s = vals.len();
+    let parts = parts.clamp(1, s.max(1));
+    let mut bounds: Vec<(usize, usize)> = (0..parts)
+        .map(|i| runs.boundary_at(i * s / parts))
+        .collect();
+    bounds.push((runs.n_left(), runs.n_right()));
+    let segment = |i: usize| -> A {
+        let mut acc = init();
+        runs.for_each_z(bounds[i], bounds[i + 1], z, |k, v| f(&mut acc, k, v));
+        acc
+    };
+    Some(std::thread::scope(|sc| {
+        let handles: Vec<_> = (1..parts).map(|i| sc.spawn(move || segment(i))).collect();
+        let mut out = vec![segment(0)];
+        // A panic in a worker is a bug in this module; re-raise it unchanged.
+        out.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+        );
+        out
+    }))
 }
 
 /// The split draws' values in ascending order plus the dropped middle draws (odd N),
@@ -423,13 +713,112 @@ mod tests {
         }
     }
 
+    /// Both sorting paths against `sort_by(total_cmp)`, on data that takes each path:
+    /// light tails with ties and signed zeros (bucket sort), heavy tails and infinities
+    /// (bucket sort declines, six-pass radix sort).
+    #[test]
+    fn both_sort_paths_match_std() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut uniform = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        };
+        let n = 20_000;
+        let light: Vec<f64> = (0..n)
+            .map(|i| match (i % 101, i % 11) {
+                (0, _) => 0.0,
+                (1, _) => -0.0,
+                (_, 2) => (uniform() * 8.0).floor(),
+                _ => uniform() * 6.0 - 3.0,
+            })
+            .collect();
+        let heavy: Vec<f64> = (0..n).map(|_| (uniform() - 0.5).recip()).collect();
+        let mut infinite = light.clone();
+        infinite[17] = f64::INFINITY;
+        infinite[18] = f64::NEG_INFINITY;
+        let constant = vec![2.5; n];
+        for (name, vals, bucketed) in [
+            ("light", &light, true),
+            ("heavy", &heavy, false),
+            ("infinite", &infinite, false),
+            ("constant", &constant, false),
+        ] {
+            let mut keys: Vec<u64> = vals.iter().map(|&x| key(x)).collect();
+            let mut idx: Vec<u32> = (0..n as u32).collect();
+            assert_eq!(bucket_sort(&mut keys, &mut idx), bucketed, "{name}");
+            let mut k2: Vec<u64> = vals.iter().map(|&x| key(x)).collect();
+            let mut i2: Vec<u32> = (0..n as u32).collect();
+            radix_sort(&mut k2, &mut i2);
+            let mut want = vals.clone();
+            want.sort_by(f64::total_cmp);
+            for (keys, idx) in [(&keys, &idx), (&k2, &i2)] {
+                if keys == &k2 || bucketed {
+                    let got: Vec<u64> = keys.iter().map(|&k| unkey(k).to_bits()).collect();
+                    let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+                    assert_eq!(got, want_bits, "{name}");
+                    for (&k, &i) in keys.iter().zip(idx.iter()) {
+                        assert_eq!(k, key(vals[i as usize]), "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Cutting the folded order into parallel segments gives every draw the same folded
+    /// z-score as one pass, also when tie groups (here: many, and symmetric pairs around
+    /// the median) fall on the cut points.
+    #[test]
+    fn folded_segments_match_one_pass() {
+        let vals: Vec<f64> = (0..3001)
+            .map(|i| ((i * 7919) % 41) as f64 - 20.0 + if i % 5 == 0 { 0.5 } else { 0.0 })
+            .collect();
+        let sorted = SortedSplit::new(&[&vals[..1500], &vals[1500..3000]]);
+        let z = ZScale::new(sorted.vals.len());
+        let collect = |parts: usize| -> Vec<(u32, u64)> {
+            let segs = folded_z_segments(
+                &sorted,
+                &z,
+                parts,
+                Vec::new,
+                |acc: &mut Vec<(u32, u64)>, k, v| acc.push((k, v.to_bits())),
+            )
+            .expect("finite median");
+            let mut all: Vec<(u32, u64)> = segs.into_iter().flatten().collect();
+            all.sort_unstable();
+            all
+        };
+        let one = collect(1);
+        assert_eq!(one.len(), 3000);
+        for parts in [2, 3, 7, 64] {
+            assert_eq!(collect(parts), one, "parts {parts}");
+        }
+        // Against a direct computation: average ranks of |x − median| over ties.
+        let med = sorted.median();
+        let folded: Vec<f64> = sorted.vals.iter().map(|&x| (x - med).abs()).collect();
+        for &(k, bits) in one.iter().step_by(97) {
+            let pos = sorted
+                .idx
+                .iter()
+                .position(|&i| i == k)
+                .expect("index present");
+            let v = folded[pos];
+            let below = folded.iter().filter(|&&w| w < v).count();
+            let equal = folded.iter().filter(|&&w| w == v).count();
+            let rank = below as f64 + (equal as f64 + 1.0) / 2.0;
+            let want = Normal::standard().inverse_cdf((rank - 0.375) / (3000.0 + 0.25));
+            assert!((f64::from_bits(bits) - want).abs() < 1e-12, "{k}");
+        }
+    }
+
     #[test]
     fn average_ranks_with_ties() {
         // ranks: 2.5, 1, 2.5, 4 → z of (r - 3/8)/(4.25)
         let x = [1.0, 0.0, 1.0, 5.0];
         let s = SortedSplit::new(&[&x[..]]);
         let z = ZScale::new(4);
-        let out = scatter(&bulk_z_sorted(&s, &z), &s.idx);
+        let out = bulk_z(&s, &z);
         let n = Normal::standard();
         let want: Vec<f64> = [2.5, 1.0, 2.5, 4.0]
             .iter()
