@@ -13,12 +13,12 @@ use crate::experiment::{self, ProfileName};
 /// code 1 on a regression, 0 otherwise.
 pub fn run(run_dir: &Path, baseline: &Path, rtol: f64, atol: f64) -> anyhow::Result<ExitCode> {
     let report = compare(run_dir, baseline, rtol, atol)?;
-    println!(
-        "# causeway check {} against {}\n",
+    crate::cli::emit(&format!(
+        "# causeway check {} against {}\n\n{}",
         run_dir.display(),
-        baseline.display()
-    );
-    print!("{}", report.to_markdown(false));
+        baseline.display(),
+        report.to_markdown(false)
+    ))?;
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {

@@ -149,6 +149,17 @@ enum Format {
 
 /// Entry point of the binary: parse arguments, run, and map errors to exit codes
 /// (0 success, 1 failure or failed chains, 2 bad usage).
+/// Write `text` to standard output. A reader that has gone away (`causeway status | head`)
+/// ends the output quietly, as for other Unix tools, instead of a panic from `print!`.
+pub(crate) fn emit(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
@@ -292,7 +303,7 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         } => crate::check_cmd::run(&run_dir, &baseline, rtol, atol),
         Command::Status { run_dir } => {
             let s = store::status(&run_dir)?;
-            print!("{}", store::render_status(&s));
+            emit(&store::render_status(&s))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate {
@@ -301,13 +312,13 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             data_dir,
         } => match experiment::load(&file, profile, data_dir.as_deref()) {
             Ok(plan) => {
-                println!(
-                    "{}: ok: {} cells × {} replicates × {} chains",
+                emit(&format!(
+                    "{}: ok: {} cells × {} replicates × {} chains\n",
                     file.display(),
                     plan.cells.len(),
                     plan.replicates,
                     plan.chains
-                );
+                ))?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
@@ -318,19 +329,15 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Report { run_dir } => {
             let rd = causeway_results::rundir::RunDir::open(&run_dir);
             causeway_results::report::build(&rd)?;
-            println!("tables in {}", run_dir.join("tables").display());
+            emit(&format!("tables in {}\n", run_dir.join("tables").display()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Diagnose { file, format } => {
             let per_var = causeway_results::diagnostics::diagnose_file(&file)?;
-            match format {
-                Format::Json => {
-                    println!("{}", causeway_results::diagnostics::render_json(&per_var))
-                }
-                Format::Table => {
-                    print!("{}", causeway_results::diagnostics::render_table(&per_var))
-                }
-            }
+            emit(&match format {
+                Format::Json => causeway_results::diagnostics::render_json(&per_var) + "\n",
+                Format::Table => causeway_results::diagnostics::render_table(&per_var),
+            })?;
             Ok(ExitCode::SUCCESS)
         }
     }

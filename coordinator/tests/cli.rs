@@ -1,5 +1,5 @@
-//! The `causeway` binary end to end: `diagnose` on a CSV the test writes, and `validate` on a
-//! bad experiment file.
+//! The `causeway` binary end to end: `diagnose` on a CSV the test writes, `validate` on a
+//! bad experiment file, and output into a closed pipe.
 
 use std::process::Command;
 
@@ -99,5 +99,31 @@ fn validate_reports_file_line_column() {
     assert!(
         err.contains("bad.yaml:5:") && err.contains("params.epsilon"),
         "{err}"
+    );
+}
+
+/// `causeway validate … | head -0`: a reader that has gone away ends the output quietly
+/// (exit 0), instead of `print!`'s panic ("failed printing to stdout: Broken pipe").
+#[test]
+fn output_into_a_closed_pipe_is_not_a_panic() {
+    let yaml = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../experiments/wood2006/lucas.yaml"
+    );
+    let mut child = Command::new(BIN)
+        .args(["validate", yaml])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run causeway");
+    // Close the read end before the child gets to write (it parses the YAML first).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for causeway");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {stderr}",
+        out.status
     );
 }
