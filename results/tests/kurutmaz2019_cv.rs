@@ -27,8 +27,8 @@
 use std::path::PathBuf;
 
 use causeway_results::report::kurutmaz2019::{
-    CvSummary, LogMlRow, Scores, cross_validate, pairs_meta, scores, summarize_cv,
-    thesis_fixture_rows,
+    AUTHOR_SMC_CSV, CvSummary, LogMlRow, Scores, author_smc_comparison, cross_validate, pairs_meta,
+    scores, summarize_cv, thesis_fixture_rows,
 };
 
 /// Split seeds over which the CV figures' distribution is measured.
@@ -241,4 +241,59 @@ fn cross_validation_reproduces_the_readme_figures() {
     let (vam, _) = mean_sd(&col(&v, |x| x.accuracy_mean));
     assert!((sm - 0.69).abs() <= 0.015, "SMC accuracy seed-mean {sm}");
     assert!((vam - 0.68).abs() <= 0.015, "VB accuracy seed-mean {vam}");
+}
+
+/// The CEP report's comparison with the author's SMC values pairs cells correctly: with "our"
+/// rows equal to the author's at R = 1 and 0.5 nats below them at R > 1 (one setting left
+/// out), every per-R row shows exactly that difference over the 95 × 35 × 3 cells.
+#[test]
+fn author_comparison_pairs_the_same_cells() {
+    let meta = pairs_meta().expect("pairs_meta");
+    let ours: Vec<LogMlRow> =
+        thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", &meta)
+            .expect("fixture")
+            .into_iter()
+            .filter(|r| r.setting != 7)
+            .map(|mut r| {
+                if r.n_latent > 1 {
+                    r.value -= 0.5;
+                }
+                r
+            })
+            .collect();
+    let t = author_smc_comparison(&ours, &meta).expect("table");
+    let col = |name: &str| -> Vec<f64> {
+        t.df.column(name)
+            .expect(name)
+            .f64()
+            .expect("f64")
+            .into_no_null_iter()
+            .collect()
+    };
+    let cells: Vec<u64> =
+        t.df.column("cells")
+            .expect("cells")
+            .u64()
+            .expect("u64")
+            .into_no_null_iter()
+            .collect();
+    assert_eq!(
+        cells,
+        vec![
+            95 * 35 * 3,
+            95 * 35 * 3,
+            95 * 35 * 3,
+            95 * 35 * 3,
+            95 * 35 * 3,
+            4 * 95 * 35 * 3
+        ]
+    );
+    let (median, q05, q95) = (col("median"), col("q05"), col("q95"));
+    for i in 0..6 {
+        let want = if i == 0 { 0.0 } else { 0.5 };
+        for (name, v) in [("median", median[i]), ("q05", q05[i]), ("q95", q95[i])] {
+            assert!((v - want).abs() < 1e-9, "row {i} {name}: {v}");
+        }
+    }
+    assert_eq!(col("max |relative difference|")[0], 0.0);
 }
