@@ -227,6 +227,21 @@ pub async fn termination_signal() {
     }
 }
 
+/// The code versions that ran chains of a run resumed with `current`: the old manifest's list
+/// (or its single `code_version`, for manifests older than the list), plus `current` if it
+/// differs from the last.
+fn code_versions_after_resume(old: &Manifest, current: &str) -> Vec<String> {
+    let mut v = if old.code_versions.is_empty() {
+        vec![old.code_version.clone()]
+    } else {
+        old.code_versions.clone()
+    };
+    if v.last().map(String::as_str) != Some(current) {
+        v.push(current.to_string());
+    }
+    v
+}
+
 /// Run a plan to completion (or until stopped; rerunning resumes).
 pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let start = Instant::now();
@@ -238,6 +253,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         description: plan.description.clone(),
         profile: plan.profile.as_str().to_string(),
         code_version: CODE_VERSION.to_string(),
+        code_versions: vec![CODE_VERSION.to_string()],
         base_seed: plan.base_seed,
         experiment_file: plan.file.display().to_string(),
         monitor: plan.monitor.clone(),
@@ -246,6 +262,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         cells: plan.cells.clone(),
         jobs: jobs.as_ref().clone(),
     };
+    let mut manifest = manifest;
     if rd.manifest_path().exists() {
         let old = rd
             .read_manifest()
@@ -254,6 +271,15 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             anyhow::bail!(
                 "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",
                 opts.out.display()
+            );
+        }
+        manifest.code_versions = code_versions_after_resume(&old, CODE_VERSION);
+        if old.code_version != CODE_VERSION {
+            tracing::warn!(
+                "resuming {} (started with code version {}) with code version {CODE_VERSION}: \
+                 manifest.json lists both",
+                opts.out.display(),
+                old.code_version
             );
         }
     }
@@ -545,4 +571,58 @@ pub fn output_from_result(r: causeway_proto::v1::ChainResult) -> Result<ChainOut
 /// Default run directory: `runs/<experiment name>/`.
 pub fn default_out(plan: &Plan) -> PathBuf {
     Path::new("runs").join(&plan.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(code_version: &str, code_versions: &[&str]) -> Manifest {
+        Manifest {
+            name: "m".into(),
+            description: String::new(),
+            profile: "quick".into(),
+            code_version: code_version.into(),
+            code_versions: code_versions.iter().map(|s| s.to_string()).collect(),
+            base_seed: 1,
+            experiment_file: "e.yaml".into(),
+            monitor: vec![],
+            report: vec![],
+            reported: serde_json::Value::Null,
+            cells: vec![],
+            jobs: vec![],
+        }
+    }
+
+    #[test]
+    fn resumed_runs_keep_every_code_version() {
+        // Same version: nothing added.
+        assert_eq!(
+            code_versions_after_resume(&manifest("a", &["a"]), "a"),
+            ["a"]
+        );
+        // An upgrade between runs is recorded, oldest first.
+        assert_eq!(
+            code_versions_after_resume(&manifest("a", &["a"]), "b"),
+            ["a", "b"]
+        );
+        // Back to an older version after an upgrade: listed again, in order.
+        assert_eq!(
+            code_versions_after_resume(&manifest("b", &["a", "b"]), "a"),
+            ["a", "b", "a"]
+        );
+        // A manifest written before the list existed: its single version comes first.
+        assert_eq!(
+            code_versions_after_resume(&manifest("a", &[]), "b"),
+            ["a", "b"]
+        );
+    }
+
+    #[test]
+    fn manifests_without_the_list_still_load() {
+        let mut v = serde_json::to_value(manifest("a", &["a"])).expect("serialize");
+        v.as_object_mut().expect("object").remove("code_versions");
+        let m: Manifest = serde_json::from_value(v).expect("old manifest loads");
+        assert!(m.code_versions.is_empty());
+    }
 }

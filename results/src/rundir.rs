@@ -98,7 +98,13 @@ pub struct Manifest {
     pub name: String,
     pub description: String,
     pub profile: String,
+    /// The code version of the latest `causeway run` on this directory.
     pub code_version: String,
+    /// Every code version that ran chains of this run, oldest first: a run resumed after an
+    /// upgrade lists both (the chains stored before the upgrade came from the older code).
+    /// Absent in manifests written before this field existed.
+    #[serde(default)]
+    pub code_versions: Vec<String>,
     pub base_seed: u64,
     pub experiment_file: String,
     /// Scalars monitored for convergence (R-hat, ESS) in every table.
