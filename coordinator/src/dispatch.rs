@@ -149,7 +149,8 @@ pub async fn dispatch(
     let mut slots: JoinSet<()> = JoinSet::new();
     let mut workers_open = true;
     let mut stop_open = true;
-    let mut why_lost = "no worker left to run this chain";
+    // Stopped (SIGTERM): queued chains stay pending for the next run, not "lost".
+    let mut stopped = false;
     loop {
         if shared.remaining.load(Ordering::SeqCst) == 0 {
             break;
@@ -158,7 +159,7 @@ pub async fn dispatch(
             break;
         }
         if *stop.borrow() {
-            why_lost = "the run was stopped before this chain ran";
+            stopped = true;
             break;
         }
         tokio::select! {
@@ -184,13 +185,16 @@ pub async fn dispatch(
     // Chains in flight are dropped: their RPCs are cancelled and the workers stop them.
     slots.abort_all();
     while slots.join_next().await.is_some() {}
+    if stopped {
+        return;
+    }
     let mut q = shared.queue.lock().await;
     while let Some((index, attempts)) = q.pop_front() {
         let _ = out
             .send(Outcome::Row(Event::Lost {
                 index: index as usize,
                 attempts,
-                error: why_lost.into(),
+                error: "no worker left to run this chain".into(),
             }))
             .await;
     }

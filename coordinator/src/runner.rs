@@ -519,6 +519,9 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let interrupted = *stop_rx.borrow();
     bar.finish_and_clear();
     let table = writer.finish()?;
+    if interrupted {
+        table.release_running()?;
+    }
     let statuses = table.statuses()?;
     drop(table);
     rd.write_job_statuses(&statuses)?;

@@ -77,7 +77,7 @@ pub enum Event {
         worker: String,
         error: String,
     },
-    /// Not run: no worker left, or the run was stopped.
+    /// Not run: no worker was left to run it (a stopped run leaves its chains `pending`).
     Lost {
         index: usize,
         attempts: u32,
@@ -223,6 +223,18 @@ impl JobStore {
         }
         tx.commit().map_err(sq)?;
         Ok(todo)
+    }
+
+    /// After a stop: the chains that were running when it came (their results never
+    /// arrived) go back to `pending`, so `causeway status` shows what a rerun will do.
+    /// Returns how many.
+    pub fn release_running(&self) -> Result<usize, StoreError> {
+        self.conn
+            .execute(
+                "UPDATE jobs SET state = 'pending' WHERE state = 'running'",
+                [],
+            )
+            .map_err(self.sq())
     }
 
     /// Every row, in plan order, as written to `jobs.csv`.

@@ -424,6 +424,22 @@ fn coordinator_sigterm_stops_cleanly_and_resumes() {
     let rows = jobs_csv(&out);
     let done = rows.iter().filter(|r| r.1 == "done").count();
     assert!((1..CHAINS).contains(&done), "{rows:?}");
+    // What is not stored is pending (not "lost", not "running"), and status lists no failures.
+    assert!(
+        rows.iter().all(|r| r.1 == "done" || r.1 == "pending"),
+        "{rows:?}"
+    );
+    let status = Command::new(BIN)
+        .arg("status")
+        .arg(&out)
+        .output()
+        .expect("causeway status");
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(!status.contains("failures"), "{status}");
+    assert!(
+        status.contains("running 0,") && status.contains("failed 0, lost 0\n"),
+        "{status}"
+    );
     let second = run_cmd(&yaml, &out, &["--local-workers", "2"])
         .output()
         .expect("rerun");
