@@ -248,7 +248,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let model = registry::model(&plan.model).map_err(|e| anyhow::anyhow!("{e}"))?;
     let rd = RunDir::create(&opts.out)?;
     let jobs = Arc::new(plan.jobs());
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         name: plan.name.clone(),
         description: plan.description.clone(),
         profile: plan.profile.as_str().to_string(),
@@ -262,7 +262,6 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         cells: plan.cells.clone(),
         jobs: jobs.as_ref().clone(),
     };
-    let mut manifest = manifest;
     if rd.manifest_path().exists() {
         let old = rd
             .read_manifest()

@@ -39,12 +39,17 @@ pub(crate) fn next_fast_len(target: usize) -> usize {
 
 /// FFT length for the autocovariance of `n` draws: any length ≥ 2n − 1 gives the exact
 /// (non-circular) biased autocovariance, so the choice changes only rounding (~1e-16).
-/// ArviZ pads to scipy's `next_fast_len(2n)`; rustfft's power-of-two kernels are about
-/// 1.5× faster per point than its mixed-radix ones (2^20: 7.4 ms, 10^6: 11.3 ms), so we
-/// take the next power of two unless it is more than 30% longer than the 5-smooth length.
+/// ArviZ pads to scipy's `next_fast_len(2n)`; here [`quick_len`]`(2n)`.
 pub(crate) fn fft_len(n: usize) -> usize {
-    let fast = next_fast_len(2 * n);
-    let pow2 = (2 * n).next_power_of_two();
+    quick_len(2 * n)
+}
+
+/// A transform length ≥ `target` that rustfft runs fast: rustfft's power-of-two kernels are
+/// about 1.5× faster per point than its mixed-radix ones (2^20: 7.4 ms, 10^6: 11.3 ms), so
+/// the next power of two unless it is more than 30% longer than the 5-smooth length.
+fn quick_len(target: usize) -> usize {
+    let fast = next_fast_len(target);
+    let pow2 = target.next_power_of_two();
     if pow2 as f64 <= 1.3 * fast as f64 {
         pow2
     } else {
@@ -72,14 +77,7 @@ fn short_len(n: usize) -> Option<usize> {
     if n < MIN_N {
         return None;
     }
-    let target = n + (n / 32).max(64);
-    let fast = next_fast_len(target);
-    let pow2 = target.next_power_of_two();
-    let m = if pow2 as f64 <= 1.3 * fast as f64 {
-        pow2
-    } else {
-        fast
-    };
+    let m = quick_len(n + (n / 32).max(64));
     (m < fft_len(n)).then_some(m)
 }
 

@@ -46,15 +46,8 @@ const RADIX_MIN: usize = 4096;
 /// radix sort instead.
 fn sort_pairs(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
     if keys.len() < RADIX_MIN {
-        let mut pairs: Vec<(u64, u32)> = keys.iter().copied().zip(idx.iter().copied()).collect();
-        pairs.sort_unstable();
-        for (i, (k, j)) in pairs.into_iter().enumerate() {
-            keys[i] = k;
-            idx[i] = j;
-        }
-        return;
-    }
-    if !bucket_sort(keys, idx) {
+        comparison_sort(keys, idx);
+    } else if !bucket_sort(keys, idx) {
         radix_sort(keys, idx);
     }
 }
@@ -134,7 +127,7 @@ fn bucket_sort(keys: &mut [u64], idx: &mut [u32]) -> bool {
             j += 1;
         }
         if j - i > 1 {
-            sort_run(&mut keys[i..j], &mut idx[i..j]);
+            comparison_sort(&mut keys[i..j], &mut idx[i..j]);
         }
         i = j;
         bi = bj;
@@ -142,9 +135,9 @@ fn bucket_sort(keys: &mut [u64], idx: &mut [u32]) -> bool {
     true
 }
 
-/// Sort a short run of `(keys, idx)` by key: insertion sort, or a comparison sort of the
-/// pairs for longer runs.
-fn sort_run(keys: &mut [u64], idx: &mut [u32]) {
+/// Sort `(keys, idx)` by key with comparisons: insertion sort for up to 32 values (the runs
+/// of one bucket), pdqsort of the pairs above that.
+fn comparison_sort(keys: &mut [u64], idx: &mut [u32]) {
     if keys.len() <= 32 {
         for a in 1..keys.len() {
             let (k, j) = (keys[a], idx[a]);
@@ -405,7 +398,9 @@ fn for_each_z(
 }
 
 /// Bulk z-scores in split layout, ArviZ `_z_scale(_split_chains(x))`: the z-score of each
-/// sorted draw's average rank, written to its split-layout position.
+/// sorted draw's average rank, written to its split-layout position. The same tie grouping
+/// as [`for_each_z`], written as a loop over the sorted array: lookahead on a slice is
+/// cheaper than the streaming state machine on this path, which every rank diagnostic takes.
 pub(crate) fn bulk_z(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
     let (vals, idx) = (&sorted.vals, &sorted.idx);
     let n = vals.len();
