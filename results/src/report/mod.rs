@@ -1,5 +1,5 @@
-//! Tables and figures of a run: a convergence table for every experiment, then the tables of
-//! each report kind the experiment names (`report:` in the YAML).
+//! Tables and figures of a run: the tables of each report kind the experiment names (`report:`
+//! in the YAML), then for every experiment a convergence table and a cost table (`cost.rs`).
 //!
 //! Every table is written as `tables/<name>.md` and `tables/<name>.csv`; `tables/report.md`
 //! collects them and ends with the convergence summary (cells with R-hat > 1.01 or bulk ESS <
@@ -13,6 +13,7 @@ use polars::prelude::*;
 use crate::diagnostics;
 use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
 
+pub mod cost;
 pub mod figures;
 pub mod kurutmaz2019;
 pub mod wood2006;
@@ -80,6 +81,7 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         }
     }
     tables.push(convergence_table(&m, &conv)?);
+    tables.push(cost::cost_table(rd, &m)?);
     let mut report = format!(
         "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}.\n\n",
         m.name, m.description, m.profile, m.code_version, m.base_seed

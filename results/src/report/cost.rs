@@ -1,0 +1,160 @@
+//! What a run cost: the sampling time of every stored chain, as its worker timed it
+//! (`timing/<job>.parquet`, the last `elapsed_seconds`), in total and broken down by each grid
+//! axis with few values (method, R, hypothesis, …), and the least wall time the run needs on
+//! a given number of cores, so that a sweep can be sized for a cluster before it is launched.
+//!
+//! These are wall-clock figures of the machine that ran the chains (including any sharing of
+//! its cores with other load); unlike every other table they are not reproducible.
+
+use std::collections::BTreeMap;
+
+use polars::prelude::*;
+
+use super::{ReportError, Table, fmt_f64, json_text};
+use crate::rundir::{Manifest, RunDir};
+
+/// Axes with more distinct values than this get no breakdown (e.g. 95 pairs).
+const MAX_BREAKDOWN_VALUES: usize = 12;
+/// Core counts for which the table states the least wall time.
+const CORES: [usize; 3] = [2, 64, 1024];
+
+/// Sampling seconds of one chain: the largest `elapsed_seconds` in its timing file.
+fn chain_seconds(rd: &RunDir, job_id: &str) -> Result<f64, ReportError> {
+    let t = rd.read_timing(job_id)?;
+    Ok(t.column("elapsed_seconds")?
+        .f64()?
+        .into_no_null_iter()
+        .fold(0.0, f64::max))
+}
+
+/// Least wall time of `seconds` (one entry per chain) on `cores` cores: no schedule beats
+/// the total divided evenly, nor the longest chain.
+pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
+    let total: f64 = seconds.iter().sum();
+    let longest = seconds.iter().copied().fold(0.0, f64::max);
+    (total / cores.max(1) as f64).max(longest)
+}
+
+/// `tables/cost.{md,csv}`: rows `all` and one per value of each grid axis with at most
+/// 12 values; columns `axis`, `value`, `chains`, `sampler_seconds`, `mean_seconds`,
+/// `max_seconds`, `share` (of the total). Chains not stored yet are left out.
+///
+/// Errors: a timing file that cannot be read.
+pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
+    // (cell, seconds) of every stored chain.
+    let mut chains: Vec<(usize, f64)> = Vec::new();
+    for j in &m.jobs {
+        if rd.chain_done(&j.job_id) {
+            chains.push((j.cell, chain_seconds(rd, &j.job_id)?));
+        }
+    }
+    let all: Vec<f64> = chains.iter().map(|c| c.1).collect();
+    let total: f64 = all.iter().sum();
+
+    let mut groups: Vec<(String, String, Vec<f64>)> = vec![("all".into(), "all".into(), all)];
+    let mut axes: Vec<&String> = Vec::new();
+    for c in &m.cells {
+        for k in c.axes.keys() {
+            if !axes.contains(&k) {
+                axes.push(k);
+            }
+        }
+    }
+    for axis in axes {
+        let mut by: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for &(cell, s) in &chains {
+            let v = m.cells[cell]
+                .axes
+                .get(axis)
+                .map(json_text)
+                .unwrap_or_default();
+            by.entry(v).or_default().push(s);
+        }
+        if by.len() > 1 && by.len() <= MAX_BREAKDOWN_VALUES {
+            groups.extend(by.into_iter().map(|(v, s)| (axis.clone(), v, s)));
+        }
+    }
+
+    let col_s =
+        |f: &dyn Fn(&[f64]) -> f64| -> Vec<f64> { groups.iter().map(|g| f(&g.2)).collect() };
+    let sum = |s: &[f64]| s.iter().sum::<f64>();
+    let df = DataFrame::new_infer_height(vec![
+        Series::new(
+            "axis".into(),
+            groups.iter().map(|g| g.0.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "value".into(),
+            groups.iter().map(|g| g.1.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "chains".into(),
+            groups.iter().map(|g| g.2.len() as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new("sampler_seconds".into(), col_s(&sum)).into(),
+        Series::new(
+            "mean_seconds".into(),
+            col_s(&|s| sum(s) / s.len().max(1) as f64),
+        )
+        .into(),
+        Series::new(
+            "max_seconds".into(),
+            col_s(&|s| s.iter().copied().fold(0.0, f64::max)),
+        )
+        .into(),
+        Series::new(
+            "share".into(),
+            col_s(&|s| {
+                if total > 0.0 {
+                    sum(s) / total
+                } else {
+                    f64::NAN
+                }
+            }),
+        )
+        .into(),
+    ])?;
+    let walls: Vec<String> = CORES
+        .iter()
+        .map(|&c| {
+            format!(
+                "{c} cores {} s",
+                fmt_f64(least_wall_seconds(&groups[0].2, c))
+            )
+        })
+        .collect();
+    Ok(Table {
+        name: "cost".into(),
+        title: "Cost: sampling time per chain, as the workers timed it".into(),
+        df,
+        notes: vec![
+            format!(
+                "{} stored chains, {} s of sampling in all. Least wall time, max(total / cores, longest chain), \
+                 dispatch overhead not included: {}.",
+                groups[0].2.len(),
+                fmt_f64(total),
+                walls.join(", ")
+            ),
+            "Wall-clock seconds from timing/<job>.parquet on the machine that ran each chain, including any \
+             sharing of its cores with other load: the one table of a run that is not reproducible."
+                .into(),
+        ],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_wall_seconds;
+
+    #[test]
+    fn least_wall_is_the_even_share_or_the_longest_chain() {
+        assert_eq!(least_wall_seconds(&[1.0, 1.0, 1.0, 1.0], 2), 2.0);
+        assert_eq!(least_wall_seconds(&[10.0, 1.0, 1.0], 2), 10.0);
+        assert_eq!(least_wall_seconds(&[3.0, 3.0], 64), 3.0);
+        assert_eq!(least_wall_seconds(&[], 4), 0.0);
+        assert_eq!(least_wall_seconds(&[2.0, 2.0], 0), 4.0);
+    }
+}
