@@ -135,7 +135,7 @@ async fn same_bytes_on_one_three_and_flaky_workers() {
     let manifest = std::fs::read_to_string(a.join("manifest.json")).expect("manifest");
     assert!(manifest.contains("\"base_seed\": 7") && manifest.contains("code_version"));
     assert!(a.join("tables/report.md").exists() && a.join("tables/convergence.csv").exists());
-    let cost = std::fs::read_to_string(a.join("tables/cost.md")).expect("cost.md");
+    let cost = std::fs::read_to_string(a.join("cost.md")).expect("cost.md");
     assert!(cost.contains("16 stored chains"), "{cost}");
 
     // Rerunning on a finished directory runs nothing again.

@@ -4,7 +4,8 @@
 //! a given number of cores, so that a sweep can be sized for a cluster before it is launched.
 //!
 //! These are wall-clock figures of the machine that ran the chains (including any sharing of
-//! its cores with other load); unlike every other table they are not reproducible.
+//! its cores with other load); unlike the tables they are not reproducible, so they are written
+//! to `<out>/cost.{md,csv}`, beside `jobs.csv`, not under `tables/`.
 
 use std::collections::BTreeMap;
 
@@ -35,7 +36,7 @@ pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
     (total / cores.max(1) as f64).max(longest)
 }
 
-/// `tables/cost.{md,csv}`: rows `all` and one per value of each grid axis with at most
+/// `<out>/cost.{md,csv}` (not under `tables/`, which is reproducible byte for byte): rows `all` and one per value of each grid axis with at most
 /// 12 values; columns `axis`, `value`, `chains`, `sampler_seconds`, `mean_seconds`,
 /// `max_seconds`, `share` (of the total). Chains not stored yet are left out.
 ///
@@ -139,7 +140,7 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
                 walls.join(", ")
             ),
             "Wall-clock seconds from timing/<job>.parquet on the machine that ran each chain, including any \
-             sharing of its cores with other load: the one table of a run that is not reproducible."
+             sharing of its cores with other load: not reproducible, hence outside tables/."
                 .into(),
         ],
     })

@@ -1,5 +1,6 @@
 //! Tables and figures of a run: the tables of each report kind the experiment names (`report:`
-//! in the YAML), then for every experiment a convergence table and a cost table (`cost.rs`).
+//! in the YAML), then for every experiment a convergence table; and `<out>/cost.{md,csv}`
+//! (`cost.rs`), kept out of `tables/` because it is wall-clock.
 //!
 //! Every table is written as `tables/<name>.md` and `tables/<name>.csv`; `tables/report.md`
 //! collects them and ends with the convergence summary (cells with R-hat > 1.01 or bulk ESS <
@@ -81,7 +82,6 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         }
     }
     tables.push(convergence_table(&m, &conv)?);
-    tables.push(cost::cost_table(rd, &m)?);
     let mut report = format!(
         "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}.\n\n",
         m.name, m.description, m.profile, m.code_version, m.base_seed
@@ -93,6 +93,10 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     }
     report.push_str(&convergence_summary(&m, &conv));
     write_atomic(&rd.tables_dir().join("report.md"), report.as_bytes())?;
+    // Wall-clock, so kept apart from tables/ (which is reproducible byte for byte), like jobs.csv.
+    let mut cost = cost::cost_table(rd, &m)?;
+    write_csv(&rd.root.join("cost.csv"), &mut cost.df)?;
+    write_atomic(&rd.root.join("cost.md"), markdown(&cost).as_bytes())?;
     Ok(())
 }
 
