@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use super::{ReportError, Table, fmt_f64, json_text};
+use super::{ReportError, Table, axis_names, fmt_f64, json_text};
 use crate::rundir::{Manifest, RunDir};
 
 /// Axes with more distinct values than this get no breakdown (e.g. 95 pairs).
@@ -36,8 +36,8 @@ pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
     (total / cores.max(1) as f64).max(longest)
 }
 
-/// `<out>/cost.{md,csv}` (not under `tables/`, which is reproducible byte for byte): rows `all` and one per value of each grid axis with at most
-/// 12 values; columns `axis`, `value`, `chains`, `sampler_seconds`, `mean_seconds`,
+/// `<out>/cost.{md,csv}` (not under `tables/`, which is reproducible byte for byte): rows
+/// `all` and one per value of each grid axis with at most 12 values; columns `axis`, `value`, `chains`, `sampler_seconds`, `mean_seconds`,
 /// `max_seconds`, `share` (of the total). Chains not stored yet are left out.
 ///
 /// Errors: a timing file that cannot be read.
@@ -53,20 +53,12 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     let total: f64 = all.iter().sum();
 
     let mut groups: Vec<(String, String, Vec<f64>)> = vec![("all".into(), "all".into(), all)];
-    let mut axes: Vec<&String> = Vec::new();
-    for c in &m.cells {
-        for k in c.axes.keys() {
-            if !axes.contains(&k) {
-                axes.push(k);
-            }
-        }
-    }
-    for axis in axes {
+    for axis in axis_names(m) {
         let mut by: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         for &(cell, s) in &chains {
             let v = m.cells[cell]
                 .axes
-                .get(axis)
+                .get(&axis)
                 .map(json_text)
                 .unwrap_or_default();
             by.entry(v).or_default().push(s);

@@ -209,14 +209,7 @@ fn convergence_table(m: &Manifest, conv: &Convergence) -> Result<Table, ReportEr
 /// Columns `cell` and one per grid axis (values as text) for the given cells, named by the
 /// axis path's last component, or by the full path where two axes share that component.
 pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
-    let mut names: Vec<String> = Vec::new();
-    for c in &m.cells {
-        for k in c.axes.keys() {
-            if !names.contains(k) {
-                names.push(k.clone());
-            }
-        }
-    }
+    let names = axis_names(m);
     let mut cols: Vec<Column> = vec![
         Series::new(
             "cell".into(),
@@ -241,6 +234,19 @@ pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
         cols.push(Series::new(short.into(), vals).into());
     }
     cols
+}
+
+/// The grid's axis paths (e.g. `params.n_latent`), in order of first appearance over the cells.
+pub fn axis_names(m: &Manifest) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in &m.cells {
+        for k in c.axes.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    names
 }
 
 /// A JSON value as compact text (strings unquoted).
