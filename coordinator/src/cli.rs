@@ -22,13 +22,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::dispatch::DispatchOptions;
 use crate::experiment::{self, ProfileName};
-use crate::membership;
 use crate::runner::{self, RunOptions, Workers};
 use crate::security_args::SecurityArgs;
 use crate::store;
 
 #[derive(Parser, Debug)]
-#[command(name = "causeway", version = causeway_worker::CODE_VERSION, about = "Reproduce Bayesian structure-learning papers at cluster scale")]
+#[command(name = "causeway", version = causeway_proto::wire::CODE_VERSION, about = "Reproduce Bayesian structure-learning papers at cluster scale")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -226,11 +225,11 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 security,
                 ..RunOptions::new(out, workers)
             };
-            let n_jobs = plan.cells.len() as u64 * plan.replicates * plan.chains;
+            let n_jobs = plan.manifest.cells.len() as u64 * plan.replicates * plan.chains;
             eprintln!(
                 "{}: {} cells × {} replicates × {} chains = {n_jobs} chains ({} profile) → {}",
-                plan.name,
-                plan.cells.len(),
+                plan.manifest.name,
+                plan.manifest.cells.len(),
                 plan.replicates,
                 plan.chains,
                 plan.profile.as_str(),
@@ -283,7 +282,7 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             let security = security.load()?;
             security.check_listen(listen)?;
             let slots = slots.unwrap_or_else(|| runner::default_local_workers() as u32);
-            let opts = WorkerOptions {
+            let opts = causeway_worker::node::WorkerOptions {
                 listen,
                 advertise,
                 coordinator,
@@ -293,7 +292,12 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 heartbeat: seconds(heartbeat, "--heartbeat")?,
                 security,
             };
-            runtime()?.block_on(run_worker(opts))
+            let ok = runtime()?.block_on(causeway_worker::node::run_worker(opts))?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Check {
             run_dir,
@@ -315,7 +319,7 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 emit(&format!(
                     "{}: ok: {} cells × {} replicates × {} chains\n",
                     file.display(),
-                    plan.cells.len(),
+                    plan.manifest.cells.len(),
                     plan.replicates,
                     plan.chains
                 ))?;
@@ -349,96 +353,5 @@ fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
         Ok(Duration::from_secs_f64(v))
     } else {
         anyhow::bail!("{flag}: {v} is not a positive number of seconds")
-    }
-}
-
-struct WorkerOptions {
-    listen: SocketAddr,
-    advertise: Option<String>,
-    coordinator: Option<String>,
-    slots: u32,
-    register_every: Duration,
-    give_up_after: Duration,
-    heartbeat: Duration,
-    security: causeway_worker::auth::Security,
-}
-
-/// `causeway worker`: serve chains; with `--coordinator`, join that run and exit when it is
-/// over. SIGTERM / Ctrl-C drains: no new chains, the ones in flight finish, then exit 0.
-async fn run_worker(o: WorkerOptions) -> anyhow::Result<ExitCode> {
-    let listener = tokio::net::TcpListener::bind(o.listen)
-        .await
-        .map_err(|e| anyhow::anyhow!("worker --listen {}: {e}", o.listen))?;
-    let bound = listener.local_addr()?;
-    let advertise = o.advertise.clone().unwrap_or_else(|| {
-        if bound.ip().is_unspecified() {
-            format!("{}:{}", membership::hostname(), bound.port())
-        } else {
-            bound.to_string()
-        }
-    });
-    let svc = causeway_worker::WorkerService::new(
-        format!("{}@{advertise}", membership::hostname()),
-        o.slots,
-    )
-    .with_heartbeat(o.heartbeat);
-    eprintln!(
-        "causeway worker {} listening on {bound} as {advertise} with {} slots ({})",
-        causeway_worker::CODE_VERSION,
-        o.slots,
-        o.security.describe()
-    );
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = {
-        let (svc, security) = (svc.clone(), o.security.clone());
-        tokio::spawn(async move {
-            causeway_worker::auth::serve_listener(svc.into_server(), listener, &security, async {
-                let _ = stop_rx.await;
-            })
-            .await
-        })
-    };
-    let reg = o.coordinator.map(|url| causeway_worker::Registration {
-        coordinator: url.trim().to_string(),
-        addr: advertise.clone(),
-        worker_id: svc.id().to_string(),
-        slots: svc.slots(),
-        every: o.register_every,
-        give_up_after: o.give_up_after,
-        security: o.security.clone(),
-    });
-    let registered = async {
-        match &reg {
-            Some(r) => causeway_worker::keep_registered(r).await,
-            None => std::future::pending().await,
-        }
-    };
-    let mut code = ExitCode::SUCCESS;
-    tokio::select! {
-        _ = runner::termination_signal() => {
-            eprintln!("draining: no new chains; finishing the chains in flight");
-            svc.drain();
-            if let Some(r) = &reg {
-                causeway_worker::deregister(r).await;
-            }
-        }
-        end = registered => match end {
-            causeway_worker::RegistrationEnd::RunFinished => eprintln!("the run is finished"),
-            causeway_worker::RegistrationEnd::CoordinatorGone => {
-                eprintln!("the coordinator is gone; stopping")
-            }
-            causeway_worker::RegistrationEnd::Refused(why) => {
-                eprintln!("error: the coordinator refused this worker: {why}");
-                code = ExitCode::FAILURE;
-            }
-        },
-    }
-    svc.drain();
-    svc.wait_idle().await;
-    let _ = stop_tx.send(());
-    match server.await {
-        Ok(Ok(())) => Ok(code),
-        Ok(Err(e)) => Err(anyhow::anyhow!("worker on {bound}: {e}")),
-        Err(e) => Err(anyhow::anyhow!("worker on {bound}: {e}")),
     }
 }

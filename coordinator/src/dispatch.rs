@@ -23,7 +23,7 @@ use std::time::Duration;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainResult, HelloRequest, Job, chain_event};
-use causeway_worker::auth::{self, AuthedChannel, Security};
+use causeway_proto::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
 
@@ -47,7 +47,7 @@ pub async fn connect(addr: &str) -> anyhow::Result<WorkerHandle> {
     connect_secure(addr, &Security::default()).await
 }
 
-/// [`connect`] with the token and TLS of `security` (see `causeway_worker::auth`).
+/// [`connect`] with the token and TLS of `security` (see `causeway_proto::auth`).
 pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<WorkerHandle> {
     let channel = auth::connect_authed(addr, security).await?;
     let mut client = WorkerClient::new(channel)
@@ -240,7 +240,7 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             .await;
         let job = (shared.build)(i);
         let outcome = run_one(&mut w.client, job, shared.opts.lease_timeout).await;
-        let (error, counted, keep_worker) = match outcome {
+        let (error, counted, keep_worker, retryable) = match outcome {
             Ok(result) if result.ok => {
                 if !shared.done[i].swap(true, Ordering::SeqCst) {
                     let _ = out
@@ -256,16 +256,22 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
                 }
                 continue;
             }
-            Ok(result) => (format!("model failed: {}", result.error), true, true),
-            Err(RpcError::Draining) => ("worker is draining".to_string(), false, false),
-            Err(RpcError::Failed(e)) => (e, true, false),
+            // A deterministic model failure would repeat with the same seed: no retry.
+            Ok(result) => (
+                format!("model failed: {}", result.error),
+                true,
+                true,
+                result.retryable,
+            ),
+            Err(RpcError::Draining) => ("worker is draining".to_string(), false, false, true),
+            Err(RpcError::Failed(e)) => (e, true, false, true),
         };
         if !keep_worker {
             tracing::warn!(worker = %w.addr, job = i, attempt, "chain RPC failed: {error}");
         }
         let attempts = if counted { attempt } else { attempts };
         let worker = w.id.clone();
-        if counted && attempts >= shared.opts.max_attempts {
+        if counted && (attempts >= shared.opts.max_attempts || !retryable) {
             let ev = Event::Failed {
                 index: i,
                 attempts,

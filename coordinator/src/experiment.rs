@@ -3,7 +3,7 @@
 //! ```yaml
 //! name: fig3_k_sweep          # run directory name (runs/<name>/)
 //! description: ...
-//! model: wood2006             # a registry name (causeway_samplers::registry::MODELS)
+//! model: wood2006             # a registry name (causeway_papers::registry::MODELS)
 //! seed: 2006                  # base seed of every chain and dataset
 //! chains: 4                   # chains per cell and replicate
 //! replicates: 10              # dataset replications
@@ -27,13 +27,14 @@
 //! ```
 //! Every error names the file, line and column, and the allowed values where there is a set.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use causeway_results::check::{Expected, ExpectedValue};
-use causeway_results::rundir::{CellRecord, JobRecord, SeedRecord};
-use causeway_samplers::{ParamError, RunSpec, registry, stable_hash};
+use causeway_proto::wire::CODE_VERSION;
+use causeway_results::rundir::{CellRecord, JobRecord, Manifest, SeedRecord};
+use causeway_papers::{DataContext, ParamError, RunSpec, registry, stable_hash};
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
@@ -171,50 +172,44 @@ pub struct Plan {
     pub file: PathBuf,
     /// The file's text exactly as read.
     pub text: String,
-    pub name: String,
-    pub description: String,
     pub profile: ProfileName,
     pub model: String,
-    pub base_seed: u64,
     pub chains: u64,
     pub replicates: u64,
     pub data_dir: PathBuf,
-    pub monitor: Vec<String>,
-    pub report: Vec<String>,
-    pub reported: serde_json::Value,
     /// The `checks:` entries, for `causeway check`.
     pub checks: Vec<Expected>,
-    pub cells: Vec<CellRecord>,
+    /// What the run directory records of the plan (`manifest.json`): name, seed, monitored
+    /// scalars, report kinds, the papers' values, every cell and every chain with its seed.
+    /// Built once here; `causeway run` writes it as it is, adding the code versions.
+    pub manifest: Manifest,
 }
 
-impl Plan {
-    /// Every chain of the plan, cell-major, then replicate, then chain.
-    pub fn jobs(&self) -> Vec<JobRecord> {
-        let wc = digits(self.cells.len());
-        let wr = digits(self.replicates as usize);
-        let wk = digits(self.chains as usize);
-        let mut out =
-            Vec::with_capacity(self.cells.len() * (self.replicates * self.chains) as usize);
-        for c in &self.cells {
-            for r in 0..self.replicates {
-                for k in 0..self.chains {
-                    out.push(JobRecord {
-                        job_id: format!("cell{:0wc$}-rep{:0wr$}-chain{:0wk$}", c.index, r, k),
-                        cell: c.index,
+/// Every chain of the grid, cell-major, then replicate, then chain.
+fn expand_jobs(cells: &[CellRecord], base_seed: u64, replicates: u64, chains: u64) -> Vec<JobRecord> {
+    let wc = digits(cells.len());
+    let wr = digits(replicates as usize);
+    let wk = digits(chains as usize);
+    let mut out = Vec::with_capacity(cells.len() * (replicates * chains) as usize);
+    for c in cells {
+        for r in 0..replicates {
+            for k in 0..chains {
+                out.push(JobRecord {
+                    job_id: format!("cell{:0wc$}-rep{:0wr$}-chain{:0wk$}", c.index, r, k),
+                    cell: c.index,
+                    replicate: r,
+                    chain: k,
+                    seed: SeedRecord {
+                        base_seed,
+                        cell: c.key,
                         replicate: r,
                         chain: k,
-                        seed: SeedRecord {
-                            base_seed: self.base_seed,
-                            cell: c.key,
-                            replicate: r,
-                            chain: k,
-                        },
-                    });
-                }
+                    },
+                });
             }
         }
-        out
     }
+    out
 }
 
 fn digits(n: usize) -> usize {
@@ -522,6 +517,17 @@ pub fn plan_from_str(
             ),
         ));
     }
+    let data_dir = match data_dir_override {
+        Some(d) => d.to_path_buf(),
+        None => {
+            let rel = ef.data_dir.clone().unwrap_or_else(|| "../../data".into());
+            file.parent().unwrap_or(Path::new(".")).join(rel)
+        }
+    };
+    let data_ctx = DataContext {
+        data_dir: data_dir.clone(),
+    };
+    let mut data_checked = HashSet::new();
     let mut cells = Vec::with_capacity(n_cells);
     let base = (params, dataset);
     for index in 0..n_cells {
@@ -575,6 +581,11 @@ pub fn plan_from_str(
                 .to_string()
                 .as_bytes(),
         );
+        if data_checked.insert(dkey)
+            && let Err(e) = model.check_data(&dataset_json, &data_ctx)
+        {
+            return Err(located(&ctx, &cell_origins, e, &axes_json));
+        }
         cells.push(CellRecord {
             index,
             key,
@@ -587,31 +598,54 @@ pub fn plan_from_str(
             dataset_id: format!("d{dkey:016x}"),
         });
     }
-    let data_dir = match data_dir_override {
-        Some(d) => d.to_path_buf(),
-        None => {
-            let rel = ef.data_dir.clone().unwrap_or_else(|| "../../data".into());
-            file.parent().unwrap_or(Path::new(".")).join(rel)
+    for (i, kind) in ef.report.iter().enumerate() {
+        let k = causeway_results::report::report_kind(kind)
+            .map_err(|e| ctx.err_at(&format!("report[{i}]"), format!("report: {e}")))?;
+        if k.model != ef.model {
+            return Err(ctx.err_at(
+                &format!("report[{i}]"),
+                format!("report: {kind:?} reads runs of model {}, not {}", k.model, ef.model),
+            ));
         }
-    };
+    }
+    for (i, name) in ef.monitor.iter().enumerate() {
+        if !model.monitors().contains(&name.as_str()) {
+            return Err(ctx.err_at(
+                &format!("monitor[{i}]"),
+                format!(
+                    "monitor: {name:?} is not traced by model {}: allowed values are {}",
+                    ef.model,
+                    model.monitors().join(", ")
+                ),
+            ));
+        }
+    }
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
+    let jobs = expand_jobs(&cells, ef.seed, replicates, chains);
     Ok(Plan {
         file: file.to_path_buf(),
         text: text.to_string(),
-        name: ef.name,
-        description: ef.description,
         profile,
         model: ef.model,
-        base_seed: ef.seed,
         chains,
         replicates,
         data_dir,
-        monitor: ef.monitor,
-        report: ef.report,
-        reported,
         checks,
-        cells,
+        manifest: Manifest {
+            name: ef.name,
+            description: ef.description,
+            profile: profile.as_str().to_string(),
+            code_version: CODE_VERSION.to_string(),
+            code_versions: vec![CODE_VERSION.to_string()],
+            base_seed: ef.seed,
+            experiment_file: file.display().to_string(),
+            monitor: ef.monitor,
+            report: ef.report,
+            reported,
+            cells,
+            jobs,
+        },
     })
 }
 
@@ -744,7 +778,7 @@ fn strip_location(msg: &str) -> String {
 
 /// Group the plan's cells by dataset: `dataset_id → (spec, cells)`.
 pub fn datasets(plan: &Plan) -> BTreeMap<String, serde_json::Value> {
-    plan.cells
+    plan.manifest.cells
         .iter()
         .map(|c| (c.dataset_id.clone(), c.dataset.clone()))
         .collect()

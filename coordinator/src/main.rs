@@ -1,5 +1,5 @@
 //! The `causeway` command. See `causeway --help` and the README.
 
 fn main() -> std::process::ExitCode {
-    causeway::cli::main()
+    causeway_coordinator::cli::main()
 }

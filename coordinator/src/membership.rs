@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use causeway_proto::v1::{RegisterReply, RegisterRequest};
-use causeway_worker::auth::{self, Security};
+use causeway_proto::auth::{self, Security};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status};
 
@@ -210,19 +210,9 @@ pub fn coordinator_url(bound: SocketAddr, advertise: Option<&str>) -> String {
     match advertise {
         Some(a) if a.contains("://") => a.to_string(),
         Some(a) => format!("http://{a}"),
-        None if bound.ip().is_unspecified() => format!("http://{}:{}", hostname(), bound.port()),
+        None if bound.ip().is_unspecified() => format!("http://{}:{}", causeway_proto::node::hostname(), bound.port()),
         None => format!("http://{bound}"),
     }
-}
-
-/// This machine's host name (`/proc/sys/kernel/hostname`, else `$HOSTNAME`, else `localhost`).
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".into())
 }
 
 #[cfg(test)]

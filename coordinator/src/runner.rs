@@ -13,16 +13,17 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{Job, Seed};
-use causeway_results::rundir::{JobRecord, JobStatus, Manifest, RunDir};
-use causeway_samplers::{ChainOutput, DataContext, dataset_rng, registry};
-use causeway_worker::{CODE_VERSION, WorkerService, matrix_from_wire, matrix_to_wire};
+use causeway_results::rundir::{JobRecord, Manifest, RunDir};
+use causeway_papers::{ChainOutput, DataContext, dataset_rng, registry};
+use causeway_proto::wire::{CODE_VERSION, matrix_from_wire, matrix_to_wire};
+use causeway_worker::WorkerService;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WorkerHandle};
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
-use crate::store::{self, Event, JobStore};
+use crate::store::{self, Event, JobState, JobStatus, JobStore};
 
 /// Where chains run.
 #[derive(Debug, Clone)]
@@ -77,7 +78,7 @@ pub struct RunOptions {
     pub stop: Option<watch::Receiver<bool>>,
     /// Token and TLS for remote and registered workers and for the `--listen` service
     /// (`Security::default()`: local mode, loopback only). Local workers never need it.
-    pub security: causeway_worker::auth::Security,
+    pub security: causeway_proto::auth::Security,
 }
 
 impl RunOptions {
@@ -154,8 +155,8 @@ fn job_builder(
         /// Observed data per replicate.
         observed: Vec<Arc<Vec<causeway_proto::v1::Matrix>>>,
     }
-    let mut cells = Vec::with_capacity(plan.cells.len());
-    for cell in &plan.cells {
+    let mut cells = Vec::with_capacity(plan.manifest.cells.len());
+    for cell in &plan.manifest.cells {
         cells.push(CellWire {
             model: cell.model.clone(),
             params_json: cell.params.to_string(),
@@ -204,28 +205,6 @@ fn file_names(dir: &Path) -> HashSet<String> {
         .unwrap_or_default()
 }
 
-/// Resolves on SIGTERM or SIGINT.
-pub async fn termination_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
 
 /// The code versions that ran chains of a run resumed with `current`: the old manifest's list
 /// (or its single `code_version`, for manifests older than the list), plus `current` if it
@@ -247,21 +226,8 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let start = Instant::now();
     let model = registry::model(&plan.model).map_err(|e| anyhow::anyhow!("{e}"))?;
     let rd = RunDir::create(&opts.out)?;
-    let jobs = Arc::new(plan.jobs());
-    let mut manifest = Manifest {
-        name: plan.name.clone(),
-        description: plan.description.clone(),
-        profile: plan.profile.as_str().to_string(),
-        code_version: CODE_VERSION.to_string(),
-        code_versions: vec![CODE_VERSION.to_string()],
-        base_seed: plan.base_seed,
-        experiment_file: plan.file.display().to_string(),
-        monitor: plan.monitor.clone(),
-        report: plan.report.clone(),
-        reported: plan.reported.clone(),
-        cells: plan.cells.clone(),
-        jobs: jobs.as_ref().clone(),
-    };
+    let jobs = Arc::new(plan.manifest.jobs.clone());
+    let mut manifest = plan.manifest.clone();
     if rd.manifest_path().exists() {
         let old = rd
             .read_manifest()
@@ -294,13 +260,13 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         data_dir: plan.data_dir.clone(),
     };
     let mut shipped: HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>> = HashMap::new();
-    for cell in &plan.cells {
+    for cell in &plan.manifest.cells {
         for r in 0..plan.replicates {
             let k = (cell.dataset_id.clone(), r);
             if shipped.contains_key(&k) {
                 continue;
             }
-            let mut rng = dataset_rng(plan.base_seed, cell.dataset_key, r);
+            let mut rng = dataset_rng(plan.manifest.base_seed, cell.dataset_key, r);
             let data = model.dataset(&cell.dataset, &ctx, &mut rng).map_err(|e| {
                 anyhow::anyhow!(
                     "{}: dataset of cell {}: {e}",
@@ -342,7 +308,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     if opts.handle_signals {
         let stop_tx = stop_tx.clone();
         tokio::spawn(async move {
-            termination_signal().await;
+            causeway_proto::node::termination_signal().await;
             let _ = stop_tx.send(true);
         });
     }
@@ -361,7 +327,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     // Workers: static ones now, registered ones whenever they come.
     let (workers_tx, workers_rx) = mpsc::channel::<WorkerHandle>(64);
     let heartbeat = (opts.dispatch.lease_timeout / 4).min(causeway_worker::DEFAULT_HEARTBEAT);
-    let local_mode = causeway_worker::auth::Security::default();
+    let local_mode = causeway_proto::auth::Security::default();
     let ((addrs, stops), security) = match &opts.workers {
         Workers::Local(n) => (start_local_workers_with(*n, heartbeat).await?, &local_mode),
         Workers::Remote(list) => ((list.clone(), Vec::new()), &opts.security),
@@ -523,7 +489,13 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     }
     let statuses = table.statuses()?;
     drop(table);
-    rd.write_job_statuses(&statuses)?;
+    rd.write_job_table(
+        &statuses.iter().map(|s| s.job_id.as_str()).collect::<Vec<_>>(),
+        &statuses.iter().map(|s| s.state.as_str()).collect::<Vec<_>>(),
+        &statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
+        &statuses.iter().map(|s| s.worker.as_str()).collect::<Vec<_>>(),
+        &statuses.iter().map(|s| s.error.as_str()).collect::<Vec<_>>(),
+    )?;
     if let Some((svc, server_stop)) = coordinator {
         if !interrupted {
             svc.finish();
@@ -534,7 +506,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     for s in stops {
         let _ = s.send(());
     }
-    let failed: Vec<JobStatus> = statuses.into_iter().filter(|s| s.state != "done").collect();
+    let failed: Vec<JobStatus> = statuses.into_iter().filter(|s| s.state != JobState::Done).collect();
     if opts.report && !interrupted {
         if let Err(e) = causeway_results::report::build(&rd) {
             if failed.is_empty() {
@@ -572,7 +544,7 @@ pub fn output_from_result(r: causeway_proto::v1::ChainResult) -> Result<ChainOut
 
 /// Default run directory: `runs/<experiment name>/`.
 pub fn default_out(plan: &Plan) -> PathBuf {
-    Path::new("runs").join(&plan.name)
+    Path::new("runs").join(&plan.manifest.name)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use causeway_results::rundir::JobStatus;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, params};
 
 /// File name of the job table inside a run directory.
@@ -28,6 +28,80 @@ pub const DB_FILE: &str = "jobs.sqlite";
 const BATCH_ROWS: usize = 256;
 /// Longest time an event waits for its transaction.
 const BATCH_WAIT: Duration = Duration::from_millis(50);
+
+/// The state of one chain in the job table (its `state` column holds [`JobState::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JobState {
+    /// Not run yet, or to run again.
+    Pending,
+    /// Handed to a worker; its result has not arrived.
+    Running,
+    /// Its result files are stored.
+    Done,
+    /// Out of attempts (`--max-attempts`), or failed deterministically; `error` says why.
+    Failed,
+    /// Its worker or lease was lost after the last attempt.
+    Lost,
+}
+
+impl JobState {
+    /// Every state, in the order `causeway status` lists them.
+    pub const ALL: [JobState; 5] = [
+        JobState::Pending,
+        JobState::Running,
+        JobState::Done,
+        JobState::Failed,
+        JobState::Lost,
+    ];
+
+    /// The text stored in `jobs.sqlite` and `jobs.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Pending => "pending",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+            JobState::Lost => "lost",
+        }
+    }
+
+    /// The state whose text is `s`, if any.
+    pub fn parse(s: &str) -> Option<JobState> {
+        JobState::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for JobState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ToSql for JobState {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for JobState {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let s = value.as_str()?;
+        JobState::parse(s).ok_or_else(|| FromSqlError::Other(format!("unknown job state {s:?}").into()))
+    }
+}
+
+/// One row of the job table, as `causeway status` and `jobs.csv` show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobStatus {
+    pub job_id: String,
+    pub state: JobState,
+    /// Attempts in the current run.
+    pub attempts: u32,
+    /// The worker that last ran it.
+    pub worker: String,
+    /// Its last error (empty if none).
+    pub error: String,
+}
 
 /// Errors of the job table.
 #[derive(Debug, thiserror::Error)]
@@ -179,7 +253,7 @@ impl JobStore {
             path: path.clone(),
             source,
         };
-        let rows: Vec<(usize, String)> = {
+        let rows: Vec<(usize, JobState)> = {
             let mut st = self
                 .conn
                 .prepare("SELECT idx, state FROM jobs ORDER BY idx")
@@ -202,9 +276,9 @@ impl JobStore {
                 .map_err(sq)?;
             for (i, state) in rows {
                 let on_disk = files_done(i);
-                match (state.as_str(), on_disk) {
-                    ("done", true) => {}
-                    ("done", false) => {
+                match (state, on_disk) {
+                    (JobState::Done, true) => {}
+                    (JobState::Done, false) => {
                         to_pending
                             .execute(params![i as i64, "result files were missing: run again"])
                             .map_err(sq)?;
@@ -213,7 +287,7 @@ impl JobStore {
                     (_, true) => {
                         to_done.execute([i as i64]).map_err(sq)?;
                     }
-                    ("pending", false) => todo.push(i),
+                    (JobState::Pending, false) => todo.push(i),
                     (_, false) => {
                         to_pending.execute(params![i as i64, ""]).map_err(sq)?;
                         todo.push(i);
@@ -377,27 +451,27 @@ fn write_loop(
 impl Event {
     /// The row's new values: state, attempts, worker, error, and whether the event sets the
     /// start or the finish time (`None`: leave the column as it is).
-    fn row(&self) -> (&'static str, u32, Option<&str>, Option<&str>, bool, bool) {
+    fn row(&self) -> (JobState, u32, Option<&str>, Option<&str>, bool, bool) {
         match self {
             Event::Started {
                 attempt, worker, ..
-            } => ("running", *attempt, Some(worker), None, true, false),
+            } => (JobState::Running, *attempt, Some(worker), None, true, false),
             Event::Done {
                 attempts, worker, ..
-            } => ("done", *attempts, Some(worker), Some(""), false, true),
+            } => (JobState::Done, *attempts, Some(worker), Some(""), false, true),
             Event::Failed {
                 attempts,
                 worker,
                 error,
                 ..
-            } => ("failed", *attempts, Some(worker), Some(error), false, true),
+            } => (JobState::Failed, *attempts, Some(worker), Some(error), false, true),
             Event::Requeued {
                 attempts,
                 worker,
                 error,
                 ..
             } => (
-                "pending",
+                JobState::Pending,
                 *attempts,
                 Some(worker),
                 Some(error),
@@ -406,7 +480,7 @@ impl Event {
             ),
             Event::Lost {
                 attempts, error, ..
-            } => ("lost", *attempts, None, Some(error), false, false),
+            } => (JobState::Lost, *attempts, None, Some(error), false, false),
         }
     }
 
@@ -452,8 +526,8 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
     pub total: usize,
-    /// `(state, count)`, in the order pending, running, done, failed, lost.
-    pub counts: Vec<(String, usize)>,
+    /// `(state, count)`, in the order of [`JobState::ALL`].
+    pub counts: Vec<(JobState, usize)>,
     /// Failed (and lost) chains with their reasons.
     pub failures: Vec<JobStatus>,
     /// Chains finished per second over the last few minutes of completions, if any.
@@ -475,10 +549,7 @@ pub fn status(dir: &Path) -> Result<Status, StoreError> {
     )
     .map_err(sq)?;
     conn.busy_timeout(Duration::from_secs(5)).map_err(sq)?;
-    let mut counts: Vec<(String, usize)> = ["pending", "running", "done", "failed", "lost"]
-        .iter()
-        .map(|s| (s.to_string(), 0))
-        .collect();
+    let mut counts: Vec<(JobState, usize)> = JobState::ALL.iter().map(|s| (*s, 0)).collect();
     let mut total = 0;
     {
         let mut st = conn
@@ -486,15 +557,14 @@ pub fn status(dir: &Path) -> Result<Status, StoreError> {
             .map_err(sq)?;
         let rows = st
             .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize))
+                Ok((r.get::<_, JobState>(0)?, r.get::<_, i64>(1)? as usize))
             })
             .map_err(sq)?;
         for row in rows {
             let (state, n) = row.map_err(sq)?;
             total += n;
-            match counts.iter_mut().find(|(s, _)| *s == state) {
-                Some(c) => c.1 += n,
-                None => counts.push((state, n)),
+            if let Some(c) = counts.iter_mut().find(|(s, _)| *s == state) {
+                c.1 += n;
             }
         }
     }
@@ -525,7 +595,7 @@ pub fn status(dir: &Path) -> Result<Status, StoreError> {
     }
     let left: usize = counts
         .iter()
-        .filter(|(s, _)| s == "pending" || s == "running")
+        .filter(|(s, _)| matches!(s, JobState::Pending | JobState::Running))
         .map(|(_, n)| n)
         .sum();
     let eta_seconds = rate.filter(|r| *r > 0.0).map(|r| left as f64 / r);
@@ -622,7 +692,7 @@ mod tests {
         w.flush().expect("flush");
         let s = status(dir.path()).expect("status while open");
         assert_eq!(s.total, 4);
-        assert!(s.counts.contains(&("done".into(), 1)));
+        assert!(s.counts.contains(&(JobState::Done, 1)));
         assert_eq!(s.failures.len(), 1);
         let mut store = w.finish().expect("finish");
         // Job 2's files appeared without its row (coordinator killed between the two); job 0's
@@ -630,9 +700,9 @@ mod tests {
         let todo = store.reconcile(|i| i == 2).expect("reconcile");
         assert_eq!(todo, vec![0, 1, 3]);
         let st = store.statuses().expect("statuses");
-        assert_eq!(st[2].state, "done");
-        assert_eq!(st[0].state, "pending");
-        assert_eq!(st[1].state, "pending");
+        assert_eq!(st[2].state, JobState::Done);
+        assert_eq!(st[0].state, JobState::Pending);
+        assert_eq!(st[1].state, JobState::Pending);
         drop(store);
         // Reopening with another plan is refused.
         assert!(JobStore::open(dir.path(), &ids(5)).is_err());

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use causeway::experiment::{ProfileName, plan_from_str};
+use causeway_coordinator::experiment::{ProfileName, plan_from_str};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
 
@@ -56,7 +56,7 @@ fn load(text: &str) {
         match plan_from_str(Path::new("fuzz.yaml"), text, profile, Some(&data)) {
             Ok(plan) => {
                 // What `causeway run` prints before anything starts.
-                let n = plan.cells.len() as u64 * plan.replicates * plan.chains;
+                let n = plan.manifest.cells.len() as u64 * plan.replicates * plan.chains;
                 assert!(n >= 1);
             }
             Err(e) => {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use causeway::experiment::{ProfileName, plan_from_str};
+use causeway_coordinator::experiment::{ProfileName, plan_from_str};
 
 const GOOD: &str = r#"name: t
 model: wood2006
@@ -33,10 +33,10 @@ fn err(text: &str) -> String {
 #[test]
 fn good_file_expands() {
     let plan = plan_from_str(Path::new("exp.yaml"), GOOD, ProfileName::Quick, None).expect("valid");
-    assert_eq!(plan.cells.len(), 2);
-    assert_eq!(plan.jobs().len(), 2 * 2 * 4);
+    assert_eq!(plan.manifest.cells.len(), 2);
+    assert_eq!(plan.manifest.jobs.len(), 2 * 2 * 4);
     // Seeds derive from the cell's content, not its position.
-    assert_ne!(plan.cells[0].key, plan.cells[1].key);
+    assert_ne!(plan.manifest.cells[0].key, plan.manifest.cells[1].key);
 }
 
 #[test]

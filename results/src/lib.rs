@@ -1,11 +1,9 @@
 //! # causeway-results
 //!
 //! Everything after the chains have run: the run directory and its store ([`rundir`]),
-//! convergence diagnostics that agree with ArviZ 0.23.4 ([`diagnostics`]), the papers' metrics
-//! ([`metrics`]), and the polars tables and figures of each paper ([`report`]).
+//! convergence diagnostics that agree with ArviZ 0.23.4 ([`diagnostics`]), and the polars tables and figures of each paper ([`report`]).
 
 pub mod check;
 pub mod diagnostics;
-pub mod metrics;
 pub mod report;
 pub mod rundir;

@@ -22,7 +22,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use causeway_samplers::{ChainOutput, Dataset, Matrix};
+use causeway_papers::{ChainOutput, Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -53,7 +53,7 @@ fn pl_err(path: &Path) -> impl FnOnce(PolarsError) -> StoreError + '_ {
     }
 }
 
-/// The seed coordinates of one chain (see `causeway_samplers::seed`).
+/// The seed coordinates of one chain (see `causeway_papers::seed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedRecord {
     pub base_seed: u64,
@@ -72,7 +72,7 @@ pub struct CellRecord {
     pub model: String,
     pub params: serde_json::Value,
     pub dataset: serde_json::Value,
-    pub run: causeway_samplers::RunSpec,
+    pub run: causeway_papers::RunSpec,
     /// The axis values that distinguish this cell, as `path → value` (for table rows).
     pub axes: serde_json::Map<String, serde_json::Value>,
     /// Stable hash of the model and dataset spec: the dataset RNG key. Cells with equal
@@ -115,16 +115,6 @@ pub struct Manifest {
     pub reported: serde_json::Value,
     pub cells: Vec<CellRecord>,
     pub jobs: Vec<JobRecord>,
-}
-
-/// Final state of a job, written to `jobs.csv`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobStatus {
-    pub job_id: String,
-    pub state: String,
-    pub attempts: u32,
-    pub worker: String,
-    pub error: String,
 }
 
 /// A run directory on disk.
@@ -274,15 +264,23 @@ impl RunDir {
         })
     }
 
-    /// Write `jobs.csv`.
-    pub fn write_job_statuses(&self, statuses: &[JobStatus]) -> Result<(), StoreError> {
+    /// Write `jobs.csv`, the coordinator's job table exported: one row per chain, the five
+    /// columns given as equal-length slices.
+    pub fn write_job_table(
+        &self,
+        job_id: &[&str],
+        state: &[&str],
+        attempts: &[u32],
+        worker: &[&str],
+        error: &[&str],
+    ) -> Result<(), StoreError> {
         let path = self.root.join("jobs.csv");
         let mut df = df!(
-            "job_id" => statuses.iter().map(|s| s.job_id.as_str()).collect::<Vec<_>>(),
-            "state" => statuses.iter().map(|s| s.state.as_str()).collect::<Vec<_>>(),
-            "attempts" => statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
-            "worker" => statuses.iter().map(|s| s.worker.as_str()).collect::<Vec<_>>(),
-            "error" => statuses.iter().map(|s| s.error.as_str()).collect::<Vec<_>>(),
+            "job_id" => job_id,
+            "state" => state,
+            "attempts" => attempts,
+            "worker" => worker,
+            "error" => error,
         )
         .map_err(pl_err(&path))?;
         write_csv(&path, &mut df)

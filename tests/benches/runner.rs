@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use causeway::experiment::{ProfileName, plan_from_str};
-use causeway::runner::{RunOptions, Workers, run};
+use causeway_coordinator::experiment::{ProfileName, plan_from_str};
+use causeway_coordinator::runner::{RunOptions, Workers, run};
 
 fn yaml(chains: usize) -> String {
     causeway_tests::trivial_chains_yaml("overhead", chains)

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use causeway::experiment::{ProfileName, plan_from_str};
-use causeway::runner::{RunOptions, Workers, run, start_local_workers};
+use causeway_coordinator::experiment::{ProfileName, plan_from_str};
+use causeway_coordinator::runner::{RunOptions, Workers, run, start_local_workers};
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job};
 use tonic::{Request, Response, Status};
@@ -79,7 +79,7 @@ async fn same_bytes_on_one_three_and_flaky_workers() {
         Some(Path::new(".")),
     )
     .expect("valid YAML");
-    assert_eq!(plan.cells.len(), 4);
+    assert_eq!(plan.manifest.cells.len(), 4);
     let tmp = tempfile::tempdir().expect("tempdir");
     let (a, b, c) = (
         tmp.path().join("one"),

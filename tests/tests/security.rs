@@ -1,11 +1,11 @@
 //! The coordinator's side of authentication and version checks (`dispatch::connect_secure`).
 
-use causeway::dispatch::connect_secure;
+use causeway_coordinator::dispatch::connect_secure;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job};
 use causeway_worker::WorkerService;
-use causeway_worker::auth::{self, Security, Token};
+use causeway_proto::auth::{self, Security, Token};
 use tonic::{Request, Response, Status};
 
 /// A worker from the future: it greets with protocol version 99.
@@ -85,7 +85,7 @@ async fn coordinator_sends_its_token() {
 /// Without it, or with a wrong one, `Register` is refused as unauthenticated; with it, accepted.
 #[tokio::test]
 async fn coordinator_service_refuses_registration_without_the_token() {
-    use causeway::membership::{self, CoordinatorService};
+    use causeway_coordinator::membership::{self, CoordinatorService};
     use causeway_proto::v1::RegisterRequest;
     use causeway_proto::v1::coordinator_client::CoordinatorClient;
 

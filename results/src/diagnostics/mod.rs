@@ -48,6 +48,7 @@ mod ess;
 pub mod io;
 mod numeric;
 mod rank;
+mod sort;
 
 use serde::Serialize;
 

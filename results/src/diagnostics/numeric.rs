@@ -110,6 +110,7 @@ fn advise_huge_pages(addr: usize, len: usize) {
         // owns; MADV_HUGEPAGE changes only how the kernel backs those pages, never their
         // contents or validity. The result is ignored: the advice is a hint, and a kernel
         // without THP rejects it harmlessly.
+        #[allow(unsafe_code)]
         unsafe {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
         }

@@ -23,14 +23,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use causeway_samplers::kurutmaz2019::{Hypothesis, setting as table_5_1};
+use causeway_papers::kurutmaz2019::{Hypothesis, setting as table_5_1};
 use polars::prelude::*;
 
 use super::figures::{self, Line, Panel};
 use super::{
     Convergence, ReportError, Table, append_convergence, axis_columns, fmt_f64, json_text, pm,
 };
-use crate::metrics::{auc, confusion, mean_sd};
+use causeway_papers::metrics::{auc, confusion, mean_sd};
 use crate::rundir::{Manifest, RunDir, find, write_csv};
 
 /// The three networks of Fig. 3.1, in truth-index order (0 `a_to_b`, 1 `b_to_a`, 2 `spurious`).
@@ -1329,7 +1329,7 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
             let w = vec![1.0; sc.len()];
             lines.push(Line {
                 name: format!("{} vs rest", names[k]),
-                points: crate::metrics::roc_curve(&sc, &lab, Some(&w))
+                points: causeway_papers::metrics::roc_curve(&sc, &lab, Some(&w))
                     .into_iter()
                     .map(|(x, y)| (x, y, f64::NAN))
                     .collect(),
@@ -1642,7 +1642,7 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 lines: vec![
                     Line {
                         name: "ROC".into(),
-                        points: crate::metrics::roc_curve(&s, &l, Some(&w))
+                        points: causeway_papers::metrics::roc_curve(&s, &l, Some(&w))
                             .into_iter()
                             .map(|(x, y)| (x, y, f64::NAN))
                             .collect(),

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use polars::prelude::*;
+use rayon::prelude::*;
 
 use crate::diagnostics;
 use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
@@ -64,22 +65,87 @@ impl CellConvergence {
 /// Per cell index, per monitored scalar (in `monitor` order).
 pub type Convergence = BTreeMap<usize, Vec<(String, CellConvergence)>>;
 
+/// Builds one report kind's tables (and writes its figures) from a finished run.
+pub type BuildFn = fn(&RunDir, &Manifest, &Convergence) -> Result<Vec<Table>, ReportError>;
+
+/// A report kind, as named in the YAML's `report:` list.
+pub struct ReportKind {
+    /// `<model>.<table>`, e.g. `wood2006.fig3`.
+    pub name: &'static str,
+    /// The registry name of the model whose runs it reads.
+    pub model: &'static str,
+    /// What it builds, for error messages and the README.
+    pub what: &'static str,
+    pub build: BuildFn,
+}
+
+/// Every report kind causeway knows, beside the model registry (`causeway_papers::registry`).
+/// `causeway validate` (and `run`, before any chain) refuses a kind not listed here, or one of
+/// another model.
+pub static REPORTS: &[ReportKind] = &[
+    ReportKind {
+        name: "wood2006.fig3",
+        model: "wood2006",
+        what: "paper 000 Figure 3: posterior K against the true K",
+        build: wood2006::fig3,
+    },
+    ReportKind {
+        name: "wood2006.fig4",
+        model: "wood2006",
+        what: "paper 000 Figure 4: in-degree and structure errors by iteration",
+        build: wood2006::fig4,
+    },
+    ReportKind {
+        name: "wood2006.lucas",
+        model: "wood2006",
+        what: "paper 000 §6 analogue on LUCAS0: hidden causes recovered",
+        build: wood2006::lucas,
+    },
+    ReportKind {
+        name: "kurutmaz2019.toy",
+        model: "kurutmaz2019",
+        what: "paper 003 §5.2: SMC, VB and DEM against the exact evidence on toy pairs",
+        build: |rd, m, _| kurutmaz2019::toy(rd, m),
+    },
+    ReportKind {
+        name: "kurutmaz2019.synthetic",
+        model: "kurutmaz2019",
+        what: "paper 003 §5.3: hypothesis and R recovered on synthetic pairs",
+        build: |rd, m, _| kurutmaz2019::synthetic(rd, m),
+    },
+    ReportKind {
+        name: "kurutmaz2019.cep",
+        model: "kurutmaz2019",
+        what: "paper 003 §5.4: Cause-Effect Pairs, Table 5.2 and cross-validation",
+        build: |rd, m, _| kurutmaz2019::cep(rd, m),
+    },
+    ReportKind {
+        name: "kurutmaz2019.abalone",
+        model: "kurutmaz2019",
+        what: "paper 003 §5.5: UCI Abalone",
+        build: kurutmaz2019::abalone,
+    },
+];
+
+/// The report kind called `name`. The error lists the allowed names.
+pub fn report_kind(name: &str) -> Result<&'static ReportKind, String> {
+    REPORTS.iter().find(|k| k.name == name).ok_or_else(|| {
+        let names: Vec<&str> = REPORTS.iter().map(|k| k.name).collect();
+        format!(
+            "unknown report kind {name:?}: allowed values are {}",
+            names.join(", ")
+        )
+    })
+}
+
 /// Build every table and figure of the run in `rd`.
 pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let m = rd.read_manifest()?;
     let conv = convergence(rd, &m)?;
     let mut tables = Vec::new();
     for kind in &m.report {
-        match kind.as_str() {
-            "wood2006.fig3" => tables.extend(wood2006::fig3(rd, &m, &conv)?),
-            "wood2006.fig4" => tables.extend(wood2006::fig4(rd, &m, &conv)?),
-            "wood2006.lucas" => tables.extend(wood2006::lucas(rd, &m, &conv)?),
-            "kurutmaz2019.toy" => tables.extend(kurutmaz2019::toy(rd, &m)?),
-            "kurutmaz2019.synthetic" => tables.extend(kurutmaz2019::synthetic(rd, &m)?),
-            "kurutmaz2019.cep" => tables.extend(kurutmaz2019::cep(rd, &m)?),
-            "kurutmaz2019.abalone" => tables.extend(kurutmaz2019::abalone(rd, &m, &conv)?),
-            other => return Err(ReportError::Other(format!("unknown report kind {other:?}"))),
-        }
+        let k = report_kind(kind).map_err(ReportError::Other)?;
+        tables.extend((k.build)(rd, &m, &conv)?);
     }
     tables.push(convergence_table(&m, &conv)?);
     let mut report = format!(
@@ -141,8 +207,12 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
         .map(|j| j.replicate)
         .max()
         .map_or(0, |r| r + 1);
-    let mut out = Convergence::new();
-    for c in &m.cells {
+    // Cells are independent: one rayon task each (trace reads and diagnostics); the map is
+    // keyed by cell index, so the result does not depend on the order they finish in.
+    let rows = m
+        .cells
+        .par_iter()
+        .map(|c| -> Result<(usize, Vec<(String, CellConvergence)>), ReportError> {
         let mut row = Vec::new();
         for s in &m.monitor {
             let mut worst = CellConvergence {
@@ -166,9 +236,10 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
             }
             row.push((s.clone(), worst));
         }
-        out.insert(c.index, row);
-    }
-    Ok(out)
+        Ok((c.index, row))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows.into_iter().collect())
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {

@@ -1,7 +1,7 @@
 //! # causeway-worker
 //!
 //! The thin gRPC side of a worker: it receives [`Job`]s, rebuilds the model's sampler from
-//! `causeway-samplers`, runs the chain on a blocking thread (off the async runtime), and streams
+//! `causeway-papers`, runs the chain on a blocking thread (off the async runtime), and streams
 //! progress and then one [`ChainResult`] back. It holds no state between jobs.
 //!
 //! A model that fails (numerical error, invalid state, even a panic) yields a result with
@@ -21,48 +21,23 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use causeway_proto::PROTOCOL_VERSION;
+use causeway_proto::auth;
+use causeway_proto::wire::{CODE_VERSION, matrix_from_wire, matrix_to_wire};
 use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
     ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, RegisterRequest, chain_event,
 };
-use causeway_samplers::{
-    ChainOutput, Dataset, Matrix, RunSpec, chain_rng, registry, run_chain_cancellable,
+use causeway_papers::{
+    ChainOutput, Dataset, RunSpec, SamplerError, chain_rng, registry,
+    run_chain_cancellable,
 };
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-pub mod auth;
+pub mod node;
 
-/// Code version reported to coordinators: crate version plus the git commit if known at build.
-pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));
-
-/// Converts between the wire `Matrix` and the library's `Matrix`.
-pub fn matrix_to_wire(m: &Matrix) -> causeway_proto::v1::Matrix {
-    causeway_proto::v1::Matrix {
-        name: m.name.clone(),
-        rows: m.rows as u64,
-        cols: m.cols as u64,
-        values: m.values.clone(),
-        row_names: m.row_names.clone(),
-        col_names: m.col_names.clone(),
-    }
-}
-
-/// Wire `Matrix` → library `Matrix`, checking that the shape fits the values.
-pub fn matrix_from_wire(m: causeway_proto::v1::Matrix) -> Result<Matrix, String> {
-    let out = Matrix {
-        name: m.name,
-        rows: usize::try_from(m.rows).map_err(|_| "matrix rows overflow".to_string())?,
-        cols: usize::try_from(m.cols).map_err(|_| "matrix cols overflow".to_string())?,
-        values: m.values,
-        row_names: m.row_names,
-        col_names: m.col_names,
-    };
-    out.check()?;
-    Ok(out)
-}
 
 /// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
 /// coordinator requeues such a chain without counting an attempt.
@@ -175,38 +150,38 @@ pub fn execute_cancellable(
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> ChainResult {
-    let failed = |error: String| ChainResult {
+    // A chain is a deterministic function of its job: only a cancelled one may succeed if run
+    // again.
+    let failed = |error: String, retryable: bool| ChainResult {
         job_id: job.job_id.clone(),
         ok: false,
         error,
         worker_id: worker_id.to_string(),
+        retryable,
         ..Default::default()
     };
     let (model, params, run, data) = match prepare(job) {
         Ok(x) => x,
-        Err(e) => return failed(e),
+        Err(e) => return failed(e, false),
     };
     let Some(seed) = job.seed else {
-        return failed("job has no seed".into());
+        return failed("job has no seed".into(), false);
     };
     let mut rng = chain_rng(seed.base_seed, seed.cell, seed.replicate, seed.chain);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut sampler = model
-            .sampler(&params, &data, &mut rng)
-            .map_err(|e| e.to_string())?;
+        let mut sampler = model.sampler(&params, &data, &mut rng)?;
         run_chain_cancellable(sampler.as_mut(), &run, &mut rng, progress, cancel)
-            .map_err(|e| e.to_string())
     }));
     match outcome {
         Ok(Ok(out)) => to_result(job, worker_id, out),
-        Ok(Err(e)) => failed(e),
+        Ok(Err(e)) => failed(e.to_string(), matches!(e, SamplerError::Cancelled(_))),
         Err(panic) => {
             let msg = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            failed(format!("sampler panicked: {msg}"))
+            failed(format!("sampler panicked: {msg}"), false)
         }
     }
 }
@@ -222,6 +197,7 @@ fn to_result(job: &Job, worker_id: &str, out: ChainOutput) -> ChainResult {
         summary: out.summary.iter().map(matrix_to_wire).collect(),
         elapsed_seconds: out.elapsed_seconds,
         worker_id: worker_id.to_string(),
+        retryable: false,
     }
 }
 

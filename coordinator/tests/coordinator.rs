@@ -1,0 +1,8 @@
+//! The integration tests of `causeway-coordinator`, as one test binary (`autotests = false` in its
+//! Cargo.toml): one binary links the dependencies once, instead of once per file.
+
+mod cli;
+mod cli_security;
+mod durability;
+mod fuzz_yaml;
+mod yaml_errors;

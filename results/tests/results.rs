@@ -1,0 +1,7 @@
+//! The integration tests of `causeway-results`, as one test binary (`autotests = false` in its
+//! Cargo.toml): one binary links the dependencies once, instead of once per file.
+
+mod diagnostics_arviz;
+mod diagnostics_edge;
+mod diagnostics_io;
+mod kurutmaz2019_cv;

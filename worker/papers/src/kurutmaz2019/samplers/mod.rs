@@ -1,0 +1,62 @@
+//! The algorithms of ch. 4, one file each, and [`build_sampler`], which picks one for a cell:
+//! exact enumeration ([`exact`], eq. 5.1), SIS-CN ([`smc`], Fig. 4.1), PG-CN ([`pg`], Fig. 4.4),
+//! VB-CN ([`vb`], Fig. 4.5) and DEM-CN ([`dem`], Fig. 4.6). They share the oriented pair
+//! ([`problem`]) and the particle store ([`particles`]).
+//!
+//! Source: `003_bf1ce321478f8175.txt`, ch. 4.
+
+pub mod dem;
+pub mod exact;
+mod particles;
+pub mod pg;
+pub mod problem;
+pub mod smc;
+pub mod vb;
+
+pub use dem::{DemInit, DemSampler};
+pub use exact::ExactSampler;
+pub use pg::PgSampler;
+pub use problem::Problem;
+pub use smc::{Defect, Resampling, RunStats, SmcConfig, SmcSampler};
+pub use vb::{VbConfig, VbResult, VbSampler};
+
+use crate::chain::{Sampler, SamplerError};
+use crate::data::Dataset;
+use crate::kurutmaz2019::params::{Method, Resolved};
+use crate::seed::ChainRng;
+
+/// Build the sampler of `r.params.method` for the observed 2 × T matrix `x` (row-major).
+///
+/// Errors: [`SamplerError::Input`] if `x` is missing, not 2 × T, non-finite, or (exact) R^T is
+/// too large; [`SamplerError::InvalidState`] from the samplers' constructors.
+pub fn build_sampler(
+    r: &Resolved,
+    data: &Dataset,
+    rng: &mut ChainRng,
+) -> Result<Box<dyn Sampler>, SamplerError> {
+    let x = data
+        .observed("x")
+        .ok_or_else(|| SamplerError::Input("dataset has no observed matrix x".into()))?;
+    x.check().map_err(SamplerError::Input)?;
+    if x.rows != 2 || x.cols == 0 {
+        return Err(SamplerError::Input(format!(
+            "x must be 2 × T with T ≥ 1, got {} × {}",
+            x.rows, x.cols
+        )));
+    }
+    let (a, b) = x.values.split_at(x.cols);
+    let p = &r.params;
+    let problem = Problem::new(a, b, p.hypothesis, p.n_latent, r.hyper)?;
+    Ok(match p.method {
+        Method::Exact => Box::new(ExactSampler::new(problem, p.max_enumeration)?),
+        Method::Smc => Box::new(SmcSampler::new(&problem, r.smc_config(), p.shuffle)?),
+        Method::Pg => Box::new(PgSampler::new(
+            problem,
+            r.smc_config(),
+            p.shuffle,
+            rng,
+        )?),
+        Method::Vb => Box::new(VbSampler::new(problem, r.vb_config())),
+        Method::Dem => Box::new(DemSampler::new(problem, p.init, r.smc_config())),
+    })
+}

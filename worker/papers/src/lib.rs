@@ -1,0 +1,33 @@
+//! # causeway-papers
+//!
+//! The samplers behind causeway, as a plain library: no gRPC, no tokio, no polars. The worker's
+//! gRPC server (`worker/server`) and the tests drive it through one trait, [`Sampler`], and one
+//! registry of models, [`registry`].
+//!
+//! One module per paper, each holding every equation of that paper in its `equations` module:
+//! - [`wood2006`]: `000_64a353240e4f1919.txt`, Wood, Griffiths & Ghahramani (2006), hidden causes
+//!   with the Indian buffet process and noisy-OR.
+//! - [`kurutmaz2019`]: `003_bf1ce321478f8175.txt`, Kurutmaz (2019), SMC model selection for
+//!   latent-variable causal networks.
+//!
+//! Shared pieces: [`seed`] (the one seeding function), [`chain`] (the sampler trait and the chain
+//! driver), [`data`] (datasets as shipped to workers), [`params`] (parameter parsing with
+//! field paths, so the coordinator can point at the YAML line), [`math`] (log-space helpers).
+
+pub mod chain;
+pub mod data;
+pub mod kurutmaz2019;
+pub mod math;
+pub mod metrics;
+pub mod params;
+pub mod registry;
+pub mod seed;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod wood2006;
+
+pub use chain::{ChainOutput, RunSpec, Sampler, SamplerError, run_chain, run_chain_cancellable};
+pub use data::{DataContext, Dataset, Matrix};
+pub use params::ParamError;
+pub use registry::{Model, model};
+pub use seed::{ChainRng, chain_rng, dataset_rng, stable_hash};

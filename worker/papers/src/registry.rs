@@ -1,0 +1,77 @@
+//! The model registry: how the runner finds a paper's model by name without knowing it.
+//!
+//! Adding a model means implementing [`Model`] in the paper's module and adding one line to
+//! [`MODELS`]; the coordinator, the worker and the store do not change.
+
+use serde_json::Value;
+
+use crate::chain::{Sampler, SamplerError};
+use crate::data::{DataContext, Dataset};
+use crate::params::ParamError;
+use crate::seed::ChainRng;
+
+/// A paper's model: validation, datasets, and samplers for one grid cell.
+///
+/// A cell is three JSON objects built from the YAML: `params` (the sampler's settings and
+/// hyperparameters), `dataset` (what data to build), and the run length (see
+/// [`crate::RunSpec`]).
+pub trait Model: Send + Sync {
+    /// Registry name, as written in the YAML `model:` key (e.g. `wood2006`).
+    fn name(&self) -> &'static str;
+
+    /// Check a cell's `params` and `dataset` before any chain starts. Errors carry the path of
+    /// the offending value (`params.lambda`, `dataset.n_observed`, ...).
+    fn validate(&self, params: &Value, dataset: &Value) -> Result<(), ParamError>;
+
+    /// Every scalar any of this model's samplers records in its trace that a YAML may list
+    /// under `monitor:` (R-hat and ESS per cell). Checked before any chain runs.
+    fn monitors(&self) -> &'static [&'static str];
+
+    /// Check that the files a `dataset` spec reads exist under `ctx` (real data), before any
+    /// chain runs; synthetic specs read nothing. Errors carry the path `dataset.<key>`.
+    fn check_data(&self, dataset: &Value, ctx: &DataContext) -> Result<(), ParamError> {
+        let _ = (dataset, ctx);
+        Ok(())
+    }
+
+    /// Build replicate data for the `dataset` spec: generate it from `rng` (synthetic) or read
+    /// it from `ctx` (real data). Runs on the coordinator, never on a worker.
+    fn dataset(
+        &self,
+        dataset: &Value,
+        ctx: &DataContext,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError>;
+
+    /// Build the sampler for one chain from the cell's `params` and the observed data.
+    fn sampler(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+    ) -> Result<Box<dyn Sampler>, SamplerError>;
+}
+
+/// Every model causeway knows.
+pub static MODELS: &[&dyn Model] = &[
+    &crate::wood2006::Wood2006,
+    &crate::kurutmaz2019::Kurutmaz2019,
+];
+
+/// Look a model up by name. The error lists the allowed names.
+pub fn model(name: &str) -> Result<&'static dyn Model, ParamError> {
+    MODELS
+        .iter()
+        .copied()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = MODELS.iter().map(|m| m.name()).collect();
+            ParamError::new(
+                "model",
+                format!(
+                    "unknown model {name:?}: allowed values are {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}

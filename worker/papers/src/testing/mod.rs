@@ -1,0 +1,29 @@
+//! Paper-independent test harness (only with the `testing` feature): exact-enumeration
+//! goodness-of-fit checks ([`enumeration`]) and Geweke (2004) "getting it right" joint-distribution
+//! tests ([`geweke`]). The paper-specific parts (exact posteriors of tiny problems, prior
+//! simulators, statistics) live in each paper's integration-test module (`tests/<model>/`).
+//!
+//! The crate's own tests and benches get this module through the dev-dependency
+//! `causeway-papers = { path = ".", features = ["testing"] }`; release builds never compile it.
+//!
+//! # Deliberate-bug switches (the `Defect` convention)
+//!
+//! Negative-control tests need kernels that are *known* to be wrong, to show that a statistical
+//! test has the power to catch the bug. Every paper follows one convention:
+//!
+//! - its samplers module exposes one `pub enum Defect` listing the broken kernels of that paper
+//!   (`wood2006::samplers::Defect`, `kurutmaz2019::samplers::Defect`, and so on for each new
+//!   paper); the enum carries no "no defect" variant: the absence of a defect is `None`;
+//! - the sampler (or its configuration) holds an `Option<Defect>` that is `None` unless a test
+//!   switches a defect on;
+//! - the only way to switch one on is a `with_defect(impl Into<Option<Defect>>)` builder
+//!   (`wood2006::HiddenCauseSampler::with_defect`, `kurutmaz2019::SmcConfig::with_defect`, which
+//!   SIS-CN, PG-CN and DEM-CN read), and every such switch (builder or public field) is compiled
+//!   only with `#[cfg(feature = "testing")]`: a release build cannot run a broken kernel, and
+//!   `params` never reaches a defect.
+
+pub mod enumeration;
+pub mod geweke;
+
+pub use enumeration::{Exact, Gof, final_state_counts, gof, tv_distance};
+pub use geweke::{GewekeModel, GewekeReport, GewekeStat, geweke_test};

@@ -1,0 +1,11 @@
+//! Tests of paper 003 (Kurutmaz 2019): exact enumeration ([`exact`]), order invariance
+//! ([`order`]), parameters and the registry ([`params`]), PG-CN ([`pg`]), SIS-CN ([`smc`]) and
+//! VB-CN / DEM-CN ([`vb_dem`]); [`common`] holds the shared data and fixture loaders.
+
+mod common;
+mod exact;
+mod order;
+mod params;
+mod pg;
+mod smc;
+mod vb_dem;
