@@ -14,8 +14,8 @@ use anyhow::Context;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{Job, Seed};
 use causeway_results::rundir::{JobRecord, Manifest, RunDir};
-use causeway_papers::{ChainOutput, DataContext, dataset_rng, registry};
-use causeway_proto::wire::{CODE_VERSION, matrix_from_wire, matrix_to_wire};
+use causeway_papers::{DataContext, dataset_rng, registry};
+use causeway_proto::wire::{CODE_VERSION, chain_output_from_result, matrix_to_wire};
 use causeway_worker::WorkerService;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -442,7 +442,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 writes.spawn_blocking(move || {
                     let worker = result.worker_id.clone();
                     let job_id = result.job_id.clone();
-                    let stored = output_from_result(result)
+                    let stored = chain_output_from_result(result)
                         .and_then(|out| rd2.write_chain(&job_id, &out).map_err(|e| e.to_string()));
                     (index, attempts, worker, stored)
                 });
@@ -524,21 +524,6 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         interrupted,
         setup_seconds,
         seconds: start.elapsed().as_secs_f64(),
-    })
-}
-
-/// Wire result → the library's chain output.
-pub fn output_from_result(r: causeway_proto::v1::ChainResult) -> Result<ChainOutput, String> {
-    Ok(ChainOutput {
-        trace_names: r.trace_names,
-        iterations: r.iterations,
-        trace: r.trace,
-        summary: r
-            .summary
-            .into_iter()
-            .map(matrix_from_wire)
-            .collect::<Result<Vec<_>, _>>()?,
-        elapsed_seconds: r.elapsed_seconds,
     })
 }
 

@@ -1,7 +1,9 @@
 //! Conversions between the wire messages of `causeway/v1/worker.proto` and the library's types,
 //! and the code version both ends report.
 
-use causeway_papers::Matrix;
+use causeway_papers::{ChainOutput, Matrix};
+
+use crate::v1::ChainResult;
 
 /// Code version reported to coordinators: crate version plus the git commit if known at build.
 pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));
@@ -30,4 +32,41 @@ pub fn matrix_from_wire(m: crate::v1::Matrix) -> Result<Matrix, String> {
     };
     out.check()?;
     Ok(out)
+}
+
+/// A finished chain as the worker sends it: `ok = true`, the draws, the sampler's statistics,
+/// the summaries and the wall-clock times.
+pub fn chain_result_from_output(job_id: &str, worker_id: &str, out: ChainOutput) -> ChainResult {
+    ChainResult {
+        job_id: job_id.to_string(),
+        ok: true,
+        error: String::new(),
+        trace_names: out.trace_names,
+        iterations: out.iterations,
+        trace: out.trace,
+        summary: out.summary.iter().map(matrix_to_wire).collect(),
+        elapsed_seconds: out.elapsed_seconds,
+        worker_id: worker_id.to_string(),
+        retryable: false,
+        stat_names: out.stat_names,
+        stats: out.stats,
+    }
+}
+
+/// Wire result → the library's chain output. Errors if a summary matrix's shape does not fit
+/// its values.
+pub fn chain_output_from_result(r: ChainResult) -> Result<ChainOutput, String> {
+    Ok(ChainOutput {
+        trace_names: r.trace_names,
+        iterations: r.iterations,
+        trace: r.trace,
+        stat_names: r.stat_names,
+        stats: r.stats,
+        summary: r
+            .summary
+            .into_iter()
+            .map(matrix_from_wire)
+            .collect::<Result<Vec<_>, _>>()?,
+        elapsed_seconds: r.elapsed_seconds,
+    })
 }

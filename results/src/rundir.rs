@@ -9,7 +9,11 @@
 //!   jobs.csv                      jobs.sqlite exported at the end: state, attempts, worker, error
 //!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
-//!   chains/<job>.trace.parquet    iteration + one f64 column per traced scalar
+//!   chains/<job>.trace.parquet    iteration + one f64 column per traced scalar (the draws:
+//!                                 ArviZ's `posterior` group)
+//!   chains/<job>.sample_stats.parquet  iteration + one f64 column per sampler statistic
+//!                                 (ArviZ's `sample_stats`: particle ESS, resamplings, VB
+//!                                 iterations, ...); only for samplers that record any
 //!   chains/<job>.summary.parquet  one row per summary matrix (name, rows, cols, values, names)
 //!   timing/<job>.parquet          iteration, elapsed_seconds (wall clock; not deterministic)
 //!   tables/*.md, tables/*.csv     the paper's tables
@@ -142,6 +146,12 @@ impl RunDir {
     pub fn manifest_path(&self) -> PathBuf {
         self.root.join("manifest.json")
     }
+    /// `chains/<job>.sample_stats.parquet`: the sampler's statistics, apart from the draws.
+    pub fn sample_stats_path(&self, job_id: &str) -> PathBuf {
+        self.root
+            .join("chains")
+            .join(format!("{job_id}.sample_stats.parquet"))
+    }
     pub fn trace_path(&self, job_id: &str) -> PathBuf {
         self.root
             .join("chains")
@@ -189,23 +199,17 @@ impl RunDir {
 
     /// Store one chain's output: trace, summary (deterministic) and timing (wall clock).
     pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<(), StoreError> {
+        // The sampler's statistics first: a chain whose trace exists has all its files before it
+        // (the trace, summary and timing files are what `chain_done` checks).
+        if !out.stat_names.is_empty() {
+            let path = self.sample_stats_path(job_id);
+            let mut df = iteration_frame(&path, &out.iterations, &out.stat_names, &out.stats)?;
+            write_parquet(&path, &mut df)?;
+        }
         let path = self.trace_path(job_id);
-        let n = out.iterations.len();
-        let k = out.trace_names.len();
-        if out.trace.len() != n * k {
-            return Err(StoreError::Format {
-                path,
-                message: format!("trace has {} values for {n}×{k}", out.trace.len()),
-            });
-        }
-        let mut cols: Vec<Column> = Vec::with_capacity(k + 1);
-        cols.push(Series::new("iteration".into(), &out.iterations).into());
-        for (j, name) in out.trace_names.iter().enumerate() {
-            let v: Vec<f64> = (0..n).map(|i| out.trace[i * k + j]).collect();
-            cols.push(Series::new(name.as_str().into(), v).into());
-        }
-        let mut df = DataFrame::new(n, cols).map_err(pl_err(&path))?;
+        let mut df = iteration_frame(&path, &out.iterations, &out.trace_names, &out.trace)?;
         write_parquet(&path, &mut df)?;
+        let n = out.iterations.len();
         write_matrices(&self.summary_path(job_id), &out.summary)?;
         let tpath = self.timing_path(job_id);
         let mut tdf = DataFrame::new(
@@ -228,6 +232,15 @@ impl RunDir {
     }
 
     /// A chain's trace as a DataFrame (`iteration` + one column per traced scalar).
+    /// A chain's sampler statistics, if its sampler records any (`None` otherwise).
+    pub fn read_sample_stats(&self, job_id: &str) -> Result<Option<DataFrame>, StoreError> {
+        let path = self.sample_stats_path(job_id);
+        if path.exists() {
+            read_parquet(&path).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
     pub fn read_trace(&self, job_id: &str) -> Result<DataFrame, StoreError> {
         read_parquet(&self.trace_path(job_id))
     }
@@ -285,6 +298,30 @@ impl RunDir {
         .map_err(pl_err(&path))?;
         write_csv(&path, &mut df)
     }
+}
+
+/// `iteration` + one f64 column per name, from row-major `values` (`iterations.len()` rows ×
+/// `names.len()`). Errors if the sizes disagree.
+fn iteration_frame(
+    path: &Path,
+    iterations: &[u64],
+    names: &[String],
+    values: &[f64],
+) -> Result<DataFrame, StoreError> {
+    let (n, k) = (iterations.len(), names.len());
+    if values.len() != n * k {
+        return Err(StoreError::Format {
+            path: path.to_path_buf(),
+            message: format!("{} values for {n}×{k}", values.len()),
+        });
+    }
+    let mut cols: Vec<Column> = Vec::with_capacity(k + 1);
+    cols.push(Series::new("iteration".into(), iterations).into());
+    for (j, name) in names.iter().enumerate() {
+        let v: Vec<f64> = (0..n).map(|i| values[i * k + j]).collect();
+        cols.push(Series::new(name.as_str().into(), v).into());
+    }
+    DataFrame::new(n, cols).map_err(pl_err(path))
 }
 
 /// Write `bytes` to `path` through a temporary file and a rename, so a reader (or a resumed run)

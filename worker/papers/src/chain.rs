@@ -58,21 +58,38 @@ pub trait Sampler: Send {
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError>;
     /// Append the current state's trace scalars to `row`, in [`Sampler::trace_names`] order.
     fn record(&self, row: &mut Vec<f64>);
+    /// Names of the sampler's own statistics recorded beside each trace row (ArviZ's
+    /// `sample_stats` group: acceptance, particle ESS, resampling counts, iterations to
+    /// converge). They describe the algorithm, not the posterior, and are stored apart from the
+    /// draws. Default: none.
+    fn stat_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Append the sampler's statistics for the last transition to `row`, in
+    /// [`Sampler::stat_names`] order. Default: nothing.
+    fn record_stats(&self, row: &mut Vec<f64>) {
+        let _ = row;
+    }
     /// Called once for each iteration at or after burn-in, to accumulate posterior summaries.
     fn accumulate(&mut self) {}
     /// Final state summary: named matrices (posterior means, the MAP sample, estimates).
     fn summary(&self) -> Vec<Matrix>;
 }
 
-/// Everything a chain produces. Traces are row-major: `iterations.len()` rows × `trace_names.len()`.
+/// Everything a chain produces. Traces are row-major: `iterations.len()` rows × `trace_names.len()`
+/// for the draws, `iterations.len()` rows × `stat_names.len()` for the sampler's statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainOutput {
     /// Column names of the trace.
     pub trace_names: Vec<String>,
     /// Iteration number (1-based) of each recorded row.
     pub iterations: Vec<u64>,
-    /// Row-major trace values.
+    /// Row-major trace values (the draws: ArviZ's `posterior`).
     pub trace: Vec<f64>,
+    /// Column names of the sampler's statistics (ArviZ's `sample_stats`), possibly empty.
+    pub stat_names: Vec<String>,
+    /// Row-major statistics, one row per recorded iteration.
+    pub stats: Vec<f64>,
     /// Final summaries.
     pub summary: Vec<Matrix>,
     /// Wall-clock seconds since the chain started, at each recorded row. Not deterministic, so
@@ -105,10 +122,13 @@ pub fn run_chain_cancellable(
 ) -> Result<ChainOutput, SamplerError> {
     let thin = spec.thin.max(1);
     let trace_names = sampler.trace_names();
+    let stat_names = sampler.stat_names();
     let mut out = ChainOutput {
         trace_names,
         iterations: Vec::new(),
         trace: Vec::new(),
+        stat_names,
+        stats: Vec::new(),
         summary: Vec::new(),
         elapsed_seconds: Vec::new(),
     };
@@ -140,6 +160,15 @@ pub fn run_chain_cancellable(
             }
             out.iterations.push(it);
             out.trace.extend_from_slice(&row);
+            let before = out.stats.len();
+            sampler.record_stats(&mut out.stats);
+            if out.stats.len() - before != out.stat_names.len() {
+                return Err(SamplerError::InvalidState(format!(
+                    "sample_stats row has {} values for {} names",
+                    out.stats.len() - before,
+                    out.stat_names.len()
+                )));
+            }
             out.elapsed_seconds.push(start.elapsed().as_secs_f64());
         }
         progress(it, spec.iterations);

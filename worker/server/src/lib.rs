@@ -22,14 +22,14 @@ use std::time::{Duration, Instant};
 
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::auth;
-use causeway_proto::wire::{CODE_VERSION, matrix_from_wire, matrix_to_wire};
+use causeway_proto::wire::{CODE_VERSION, chain_result_from_output, matrix_from_wire};
 use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
     ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, RegisterRequest, chain_event,
 };
 use causeway_papers::{
-    ChainOutput, Dataset, RunSpec, SamplerError, chain_rng, registry,
+    Dataset, RunSpec, SamplerError, chain_rng, registry,
     run_chain_cancellable,
 };
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -173,7 +173,7 @@ pub fn execute_cancellable(
         run_chain_cancellable(sampler.as_mut(), &run, &mut rng, progress, cancel)
     }));
     match outcome {
-        Ok(Ok(out)) => to_result(job, worker_id, out),
+        Ok(Ok(out)) => chain_result_from_output(&job.job_id, worker_id, out),
         Ok(Err(e)) => failed(e.to_string(), matches!(e, SamplerError::Cancelled(_))),
         Err(panic) => {
             let msg = panic
@@ -183,21 +183,6 @@ pub fn execute_cancellable(
                 .unwrap_or_else(|| "unknown panic".into());
             failed(format!("sampler panicked: {msg}"), false)
         }
-    }
-}
-
-fn to_result(job: &Job, worker_id: &str, out: ChainOutput) -> ChainResult {
-    ChainResult {
-        job_id: job.job_id.clone(),
-        ok: true,
-        error: String::new(),
-        trace_names: out.trace_names,
-        iterations: out.iterations,
-        trace: out.trace,
-        summary: out.summary.iter().map(matrix_to_wire).collect(),
-        elapsed_seconds: out.elapsed_seconds,
-        worker_id: worker_id.to_string(),
-        retryable: false,
     }
 }
 

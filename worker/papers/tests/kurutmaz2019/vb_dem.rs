@@ -131,9 +131,10 @@ fn dem_log_joint_is_monotone_and_reaches_a_fixed_point() {
                             "{label} {hyp:?} R={r} {init:?}: ln p(r*, x) fell {prev} → {lj}"
                         );
                         prev = lj;
-                        let mut row = Vec::new();
-                        s.record(&mut row);
-                        if row[1] == 0.0 {
+                        // n_changed is a sampler statistic (sample_stats), not a draw.
+                        let mut stats = Vec::new();
+                        s.record_stats(&mut stats);
+                        if stats[0] == 0.0 {
                             fixed_at = Some(it);
                             break;
                         }
@@ -299,9 +300,9 @@ fn dem_on_abalone_separates_age() {
     let mut g = rng(55);
     for _ in 0..200 {
         s.step(&mut g).unwrap();
-        let mut row = Vec::new();
-        s.record(&mut row);
-        if row[1] == 0.0 {
+        let mut stats = Vec::new();
+        s.record_stats(&mut stats);
+        if stats[0] == 0.0 {
             break;
         }
     }

@@ -170,7 +170,15 @@ impl DemSampler {
 
 impl Sampler for DemSampler {
     fn trace_names(&self) -> Vec<String> {
-        vec!["log_joint".into(), "n_changed".into()]
+        vec!["log_joint".into()]
+    }
+
+    fn stat_names(&self) -> Vec<String> {
+        vec!["n_changed".into()]
+    }
+
+    fn record_stats(&self, row: &mut Vec<f64>) {
+        row.push(self.n_changed as f64);
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
@@ -184,7 +192,7 @@ impl Sampler for DemSampler {
     }
 
     fn record(&self, row: &mut Vec<f64>) {
-        row.extend_from_slice(&[self.log_joint, self.n_changed as f64]);
+        row.push(self.log_joint);
     }
 
     fn summary(&self) -> Vec<Matrix> {

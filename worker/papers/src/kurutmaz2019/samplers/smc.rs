@@ -481,11 +481,18 @@ impl SmcSampler {
 
 impl Sampler for SmcSampler {
     fn trace_names(&self) -> Vec<String> {
-        vec![
-            "log_marginal_likelihood".into(),
-            "ess_min".into(),
-            "n_resamples".into(),
-        ]
+        vec!["log_marginal_likelihood".into()]
+    }
+
+    fn stat_names(&self) -> Vec<String> {
+        vec!["ess_min".into(), "n_resamples".into()]
+    }
+
+    fn record_stats(&self, row: &mut Vec<f64>) {
+        match self.last {
+            Some(s) => row.extend_from_slice(&[s.ess_min, s.n_resamples as f64]),
+            None => row.extend_from_slice(&[f64::NAN; 2]),
+        }
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
@@ -502,8 +509,8 @@ impl Sampler for SmcSampler {
 
     fn record(&self, row: &mut Vec<f64>) {
         match self.last {
-            Some(s) => row.extend_from_slice(&[s.log_z, s.ess_min, s.n_resamples as f64]),
-            None => row.extend_from_slice(&[f64::NAN; 3]),
+            Some(s) => row.push(s.log_z),
+            None => row.push(f64::NAN),
         }
     }
 

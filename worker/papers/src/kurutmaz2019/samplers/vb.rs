@@ -262,11 +262,15 @@ impl VbSampler {
 
 impl Sampler for VbSampler {
     fn trace_names(&self) -> Vec<String> {
-        vec![
-            "log_marginal_likelihood".into(),
-            "elbo".into(),
-            "n_iterations".into(),
-        ]
+        vec!["log_marginal_likelihood".into(), "elbo".into()]
+    }
+
+    fn stat_names(&self) -> Vec<String> {
+        vec!["n_iterations".into()]
+    }
+
+    fn record_stats(&self, row: &mut Vec<f64>) {
+        row.push(self.last.as_ref().map_or(f64::NAN, |r| r.iterations as f64));
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
@@ -283,8 +287,8 @@ impl Sampler for VbSampler {
 
     fn record(&self, row: &mut Vec<f64>) {
         match &self.last {
-            Some(r) => row.extend_from_slice(&[r.elbo, r.elbo, r.iterations as f64]),
-            None => row.extend_from_slice(&[f64::NAN; 3]),
+            Some(r) => row.extend_from_slice(&[r.elbo, r.elbo]),
+            None => row.extend_from_slice(&[f64::NAN; 2]),
         }
     }
 
