@@ -16,6 +16,7 @@
 
 pub mod chain;
 pub mod data;
+pub mod hidden2025;
 pub mod kurutmaz2019;
 pub mod math;
 pub mod metrics;

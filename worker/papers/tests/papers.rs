@@ -7,5 +7,6 @@
 //! tests) live in `causeway_papers::testing` (the `testing` feature, switched on by the crate's
 //! dev-dependency on itself).
 
+mod hidden2025;
 mod kurutmaz2019;
 mod wood2006;

@@ -1,0 +1,1 @@
+//! The cell's `params` for HiDDeN: algorithm, hyperparameters (ρ, b, c, d), step sizes.

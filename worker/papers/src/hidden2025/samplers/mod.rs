@@ -1,0 +1,1 @@
+//! HiDDeN's samplers: Algorithm 1 (MALA-within-Gibbs for t_j), Algorithms 2–4 (structure).

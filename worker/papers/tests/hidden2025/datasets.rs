@@ -1,0 +1,1 @@
+//! hidden2025 datasets tests.

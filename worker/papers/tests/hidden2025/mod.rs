@@ -1,0 +1,5 @@
+//! Tests of paper 002 (HiDDeN), model `hidden2025`: `cargo test --workspace hidden2025`.
+
+mod datasets;
+mod evaluation;
+mod samplers;
