@@ -21,9 +21,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use causeway_proto::PROTOCOL_VERSION;
+use causeway_proto::auth::{self, AuthedChannel, Security};
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainResult, HelloRequest, Job, chain_event};
-use causeway_proto::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
 

@@ -31,10 +31,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use causeway_results::check::{Expected, ExpectedValue};
-use causeway_proto::wire::CODE_VERSION;
-use causeway_results::rundir::{CellRecord, JobRecord, Manifest, SeedRecord};
 use causeway_papers::{DataContext, ParamError, RunSpec, registry, stable_hash};
+use causeway_proto::wire::CODE_VERSION;
+use causeway_results::check::{Expected, ExpectedValue};
+use causeway_results::rundir::{CellRecord, JobRecord, Manifest, SeedRecord};
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
@@ -186,7 +186,12 @@ pub struct Plan {
 }
 
 /// Every chain of the grid, cell-major, then replicate, then chain.
-fn expand_jobs(cells: &[CellRecord], base_seed: u64, replicates: u64, chains: u64) -> Vec<JobRecord> {
+fn expand_jobs(
+    cells: &[CellRecord],
+    base_seed: u64,
+    replicates: u64,
+    chains: u64,
+) -> Vec<JobRecord> {
     let wc = digits(cells.len());
     let wr = digits(replicates as usize);
     let wk = digits(chains as usize);
@@ -598,28 +603,7 @@ pub fn plan_from_str(
             dataset_id: format!("d{dkey:016x}"),
         });
     }
-    for (i, kind) in ef.report.iter().enumerate() {
-        let k = causeway_results::report::report_kind(kind)
-            .map_err(|e| ctx.err_at(&format!("report[{i}]"), format!("report: {e}")))?;
-        if k.model != ef.model {
-            return Err(ctx.err_at(
-                &format!("report[{i}]"),
-                format!("report: {kind:?} reads runs of model {}, not {}", k.model, ef.model),
-            ));
-        }
-    }
-    for (i, name) in ef.monitor.iter().enumerate() {
-        if !model.monitors().contains(&name.as_str()) {
-            return Err(ctx.err_at(
-                &format!("monitor[{i}]"),
-                format!(
-                    "monitor: {name:?} is not traced by model {}: allowed values are {}",
-                    ef.model,
-                    model.monitors().join(", ")
-                ),
-            ));
-        }
-    }
+    check_report_and_monitor(&ctx, &ef, model)?;
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
     let jobs = expand_jobs(&cells, ef.seed, replicates, chains);
@@ -647,6 +631,41 @@ pub fn plan_from_str(
             jobs,
         },
     })
+}
+
+/// Refuse a `report:` kind that causeway does not know or that reads another model's runs, and a
+/// `monitor:` scalar the model does not trace, naming the YAML position and the allowed values.
+fn check_report_and_monitor(
+    ctx: &Ctx<'_>,
+    ef: &ExperimentFile,
+    model: &dyn registry::Model,
+) -> Result<(), ExperimentError> {
+    for (i, kind) in ef.report.iter().enumerate() {
+        let k = causeway_results::report::report_kind(kind)
+            .map_err(|e| ctx.err_at(&format!("report[{i}]"), format!("report: {e}")))?;
+        if k.model != ef.model {
+            return Err(ctx.err_at(
+                &format!("report[{i}]"),
+                format!(
+                    "report: {kind:?} reads runs of model {}, not {}",
+                    k.model, ef.model
+                ),
+            ));
+        }
+    }
+    for (i, name) in ef.monitor.iter().enumerate() {
+        if !model.monitors().contains(&name.as_str()) {
+            return Err(ctx.err_at(
+                &format!("monitor[{i}]"),
+                format!(
+                    "monitor: {name:?} is not traced by model {}: allowed values are {}",
+                    ef.model,
+                    model.monitors().join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Validate the `checks:` entries (scalars only, a finite tolerance ≥ 0).
@@ -778,7 +797,8 @@ fn strip_location(msg: &str) -> String {
 
 /// Group the plan's cells by dataset: `dataset_id → (spec, cells)`.
 pub fn datasets(plan: &Plan) -> BTreeMap<String, serde_json::Value> {
-    plan.manifest.cells
+    plan.manifest
+        .cells
         .iter()
         .map(|c| (c.dataset_id.clone(), c.dataset.clone()))
         .collect()

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use causeway_papers::{DataContext, Model, dataset_rng, registry};
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{Job, Seed};
-use causeway_results::rundir::{JobRecord, Manifest, RunDir};
-use causeway_papers::{DataContext, dataset_rng, registry};
 use causeway_proto::wire::{CODE_VERSION, chain_output_from_result, matrix_to_wire};
+use causeway_results::rundir::{JobRecord, Manifest, RunDir};
 use causeway_worker::WorkerService;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -146,7 +146,7 @@ pub fn default_local_workers() -> usize {
 fn job_builder(
     plan: &Plan,
     jobs: Arc<Vec<JobRecord>>,
-    data: &HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>>,
+    data: &Shipped,
 ) -> anyhow::Result<JobBuilder> {
     struct CellWire {
         model: String,
@@ -205,7 +205,6 @@ fn file_names(dir: &Path) -> HashSet<String> {
         .unwrap_or_default()
 }
 
-
 /// The code versions that ran chains of a run resumed with `current`: the old manifest's list
 /// (or its single `code_version`, for manifests older than the list), plus `current` if it
 /// differs from the last.
@@ -221,12 +220,9 @@ fn code_versions_after_resume(old: &Manifest, current: &str) -> Vec<String> {
     v
 }
 
-/// Run a plan to completion (or until stopped; rerunning resumes).
-pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
-    let start = Instant::now();
-    let model = registry::model(&plan.model).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let rd = RunDir::create(&opts.out)?;
-    let jobs = Arc::new(plan.manifest.jobs.clone());
+/// Write `experiment.yaml` and `manifest.json`; on a directory that already holds a run, refuse
+/// a different experiment and record the code versions that ran its chains.
+fn write_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<()> {
     let mut manifest = plan.manifest.clone();
     if rd.manifest_path().exists() {
         let old = rd
@@ -235,7 +231,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         if old.cells != manifest.cells || old.jobs != manifest.jobs {
             anyhow::bail!(
                 "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",
-                opts.out.display()
+                out.display()
             );
         }
         manifest.code_versions = code_versions_after_resume(&old, CODE_VERSION);
@@ -243,23 +239,26 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             tracing::warn!(
                 "resuming {} (started with code version {}) with code version {CODE_VERSION}: \
                  manifest.json lists both",
-                opts.out.display(),
+                out.display(),
                 old.code_version
             );
         }
     }
-    causeway_results::rundir::write_atomic(
-        &opts.out.join("experiment.yaml"),
-        plan.text.as_bytes(),
-    )?;
+    causeway_results::rundir::write_atomic(&out.join("experiment.yaml"), plan.text.as_bytes())?;
     rd.write_manifest(&manifest)?;
-    drop(manifest);
+    Ok(())
+}
 
-    // Datasets: built once per (dataset, replicate) on the coordinator, stored, shipped.
+/// The observed matrices of every (dataset, replicate), as shipped to workers.
+type Shipped = HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>>;
+
+/// Datasets: built once per (dataset, replicate) on the coordinator from the dataset's own
+/// stream, stored under `datasets/`, and kept in wire form for the jobs.
+fn build_datasets(plan: &Plan, model: &dyn Model, rd: &RunDir) -> anyhow::Result<Shipped> {
     let ctx = DataContext {
         data_dir: plan.data_dir.clone(),
     };
-    let mut shipped: HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>> = HashMap::new();
+    let mut shipped = Shipped::new();
     for cell in &plan.manifest.cells {
         for r in 0..plan.replicates {
             let k = (cell.dataset_id.clone(), r);
@@ -281,6 +280,17 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             );
         }
     }
+    Ok(shipped)
+}
+
+/// Run a plan to completion (or until stopped; rerunning resumes).
+pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
+    let start = Instant::now();
+    let model = registry::model(&plan.model).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rd = RunDir::create(&opts.out)?;
+    let jobs = Arc::new(plan.manifest.jobs.clone());
+    write_manifest(plan, &rd, &opts.out)?;
+    let shipped = build_datasets(plan, model, &rd)?;
     let build = job_builder(plan, jobs.clone(), &shipped)?;
     drop(shipped);
 
@@ -490,11 +500,23 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let statuses = table.statuses()?;
     drop(table);
     rd.write_job_table(
-        &statuses.iter().map(|s| s.job_id.as_str()).collect::<Vec<_>>(),
-        &statuses.iter().map(|s| s.state.as_str()).collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.job_id.as_str())
+            .collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.state.as_str())
+            .collect::<Vec<_>>(),
         &statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
-        &statuses.iter().map(|s| s.worker.as_str()).collect::<Vec<_>>(),
-        &statuses.iter().map(|s| s.error.as_str()).collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.worker.as_str())
+            .collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.error.as_str())
+            .collect::<Vec<_>>(),
     )?;
     if let Some((svc, server_stop)) = coordinator {
         if !interrupted {
@@ -506,7 +528,10 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     for s in stops {
         let _ = s.send(());
     }
-    let failed: Vec<JobStatus> = statuses.into_iter().filter(|s| s.state != JobState::Done).collect();
+    let failed: Vec<JobStatus> = statuses
+        .into_iter()
+        .filter(|s| s.state != JobState::Done)
+        .collect();
     if opts.report && !interrupted {
         if let Err(e) = causeway_results::report::build(&rd) {
             if failed.is_empty() {

@@ -86,7 +86,8 @@ impl ToSql for JobState {
 impl FromSql for JobState {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
         let s = value.as_str()?;
-        JobState::parse(s).ok_or_else(|| FromSqlError::Other(format!("unknown job state {s:?}").into()))
+        JobState::parse(s)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown job state {s:?}").into()))
     }
 }
 
@@ -458,13 +459,27 @@ impl Event {
             } => (JobState::Running, *attempt, Some(worker), None, true, false),
             Event::Done {
                 attempts, worker, ..
-            } => (JobState::Done, *attempts, Some(worker), Some(""), false, true),
+            } => (
+                JobState::Done,
+                *attempts,
+                Some(worker),
+                Some(""),
+                false,
+                true,
+            ),
             Event::Failed {
                 attempts,
                 worker,
                 error,
                 ..
-            } => (JobState::Failed, *attempts, Some(worker), Some(error), false, true),
+            } => (
+                JobState::Failed,
+                *attempts,
+                Some(worker),
+                Some(error),
+                false,
+                true,
+            ),
             Event::Requeued {
                 attempts,
                 worker,

@@ -1,7 +1,6 @@
 //! Process-level pieces both roles share: the host name a process advertises, and the signal
 //! that stops it cleanly.
 
-
 /// This machine's host name (`/proc/sys/kernel/hostname`, else `$HOSTNAME`, else `localhost`).
 pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")

@@ -86,6 +86,13 @@ pub struct CellRecord {
     pub dataset_id: String,
 }
 
+impl CellRecord {
+    /// The cell's parameter `key` (a top-level key of `params`), if set.
+    pub fn param(&self, key: &str) -> Option<&serde_json::Value> {
+        self.params.get(key)
+    }
+}
+
 /// One chain.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {

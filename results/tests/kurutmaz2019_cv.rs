@@ -1,4 +1,5 @@
-//! Proves the CEP selection and cross-validation code of `report::kurutmaz2019` on the thesis
+//! Proves the CEP selection and cross-validation code (`causeway_papers::kurutmaz2019::evaluation`,
+//! and the comparison table of `report::kurutmaz2019`) on the thesis
 //! author's stored values (`tests/fixtures/cep/thesis_smc_log_ml.csv`, `thesis_vb_elbo.csv`,
 //! mapped onto the cdt pairs through `data/cep/pairs_meta.csv`):
 //!
@@ -26,9 +27,12 @@
 
 use std::path::PathBuf;
 
+use causeway_papers::kurutmaz2019::evaluation::{
+    CvSummary, LogMlRow, Scores, cross_validate, scores, summarize_cv,
+};
+use causeway_papers::metrics::mean_sd;
 use causeway_results::report::kurutmaz2019::{
-    AUTHOR_SMC_CSV, CvSummary, LogMlRow, Scores, author_smc_comparison, cross_validate, pairs_meta,
-    scores, summarize_cv, thesis_fixture_rows,
+    AUTHOR_SMC_CSV, author_smc_comparison, pairs_meta, thesis_fixture_rows,
 };
 
 /// Split seeds over which the CV figures' distribution is measured.
@@ -82,30 +86,21 @@ fn fixture(name: &str) -> String {
 }
 
 fn load(method: &str) -> (Vec<LogMlRow>, Scores) {
-    let meta = pairs_meta().unwrap();
+    let meta = pairs_meta().expect("pairs_meta");
     let (file, col) = if method == "smc" {
         ("thesis_smc_log_ml.csv", "log_marginal_likelihood")
     } else {
         ("thesis_vb_elbo.csv", "elbo")
     };
-    let rows = thesis_fixture_rows(&fixture(file), col, method, &meta).unwrap();
-    let sc = scores(&rows, method, &meta).unwrap();
+    let rows = thesis_fixture_rows(&fixture(file), col, method, &meta).expect("fixture");
+    let sc = scores(&rows, method, &meta).expect("scores");
     (rows, sc)
-}
-
-fn mean_sd(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let m = xs.iter().sum::<f64>() / n;
-    (
-        m,
-        (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt(),
-    )
 }
 
 /// Per seed 0..SEEDS, the CV summary.
 fn cv_over_seeds(sc: &Scores) -> Vec<CvSummary> {
     (0..SEEDS)
-        .map(|s| summarize_cv(&cross_validate(sc, 10, 3, s).unwrap()))
+        .map(|s| summarize_cv(&cross_validate(sc, 10, 3, s).expect("cv")))
         .collect()
 }
 
@@ -299,13 +294,147 @@ fn author_comparison_pairs_the_same_cells() {
     assert_eq!(rel.str().expect("formatted").get(0), Some("0.00e0"));
 }
 
-// TEMP-BASELINE (removed before hand-off)
-#[test]
-#[ignore]
-fn temp_build_reports() {
-    let dirs = std::env::var("K19_DIRS").unwrap();
-    for d in dirs.split(':') {
-        let rd = causeway_results::rundir::RunDir::open(d);
-        causeway_results::report::build(&rd).unwrap();
+/// Small hand-made cases of the evaluation functions (the tests above use the thesis's data).
+mod unit {
+    use causeway_papers::kurutmaz2019::Hypothesis;
+    use causeway_papers::kurutmaz2019::datasets::PairMeta;
+    use causeway_papers::kurutmaz2019::evaluation::{
+        LogMlRow, author_differences, cross_validate, scores, summarize_cv,
+    };
+    use causeway_results::report::kurutmaz2019::thesis_fixture_rows;
+
+    fn meta(pair: &str, original_id: u32, forward: bool, weight: f64) -> PairMeta {
+        PairMeta {
+            pair: pair.into(),
+            original_id,
+            forward,
+            weight_v1: weight,
+            weight,
+            in_thesis_set: true,
+            cause_label: String::new(),
+            effect_label: String::new(),
+        }
+    }
+
+    fn row(pair: &str, setting: usize, h: Hypothesis, r: usize, value: f64) -> LogMlRow {
+        LogMlRow {
+            pair: pair.into(),
+            setting,
+            hypothesis: h,
+            n_latent: r,
+            method: "smc".into(),
+            seed: 0,
+            value,
+        }
+    }
+
+    #[test]
+    fn scores_take_max_over_r_and_decide_in_original_orientation() {
+        let m = [meta("pair2", 2, false, 1.0), meta("pair1", 1, true, 2.0)];
+        let rows = vec![
+            row("pair1", 1, Hypothesis::AToB, 1, -10.0),
+            row("pair1", 1, Hypothesis::AToB, 2, -8.0),
+            row("pair1", 1, Hypothesis::BToA, 1, -9.0),
+            row("pair1", 1, Hypothesis::Spurious, 1, -20.0),
+            // pair2 stored backwards (original y → x): a tie goes to x → y, i.e. b_to_a.
+            row("pair2", 1, Hypothesis::AToB, 1, -5.0),
+            row("pair2", 1, Hypothesis::BToA, 1, -5.0),
+            row("pair2", 1, Hypothesis::Spurious, 3, -1.0),
+        ];
+        let sc = scores(&rows, "smc", &m).unwrap();
+        assert_eq!(sc.pairs[0].pair, "pair1");
+        assert_eq!(sc.best[0][0], [-8.0, -9.0, -20.0]);
+        assert_eq!(sc.best_r[0][0], [2, 1, 1]);
+        assert_eq!(sc.correct(0, 0), 1.0);
+        assert_eq!(sc.correct(0, 1), 0.0);
+        assert!((sc.accuracy(0, &sc.all()) - 2.0 / 3.0).abs() < 1e-15);
+        assert_eq!(sc.argmax3(0, 1), Some(2));
+        assert_eq!(sc.counts(0), Some([1, 0, 1]));
+        assert_eq!(sc.spurious(0), vec![1]);
+        assert_eq!(sc.best_setting(), Some(0));
+        assert!(scores(&rows, "vb", &m).is_err());
+        assert!(scores(&[row("pair9", 1, Hypothesis::AToB, 1, 0.0)], "smc", &m).is_err());
+    }
+
+    #[test]
+    fn cross_validation_deals_every_pair_once_per_repetition() {
+        let m: Vec<PairMeta> = (1..=10)
+            .map(|i| meta(&format!("pair{i}"), i, i % 2 == 0, 1.0))
+            .collect();
+        let mut rows = Vec::new();
+        for i in 1..=10 {
+            for s in 1..=2 {
+                rows.push(row(&format!("pair{i}"), s, Hypothesis::AToB, 1, -1.0));
+                let b = if s == 1 { -2.0 } else { 0.0 };
+                rows.push(row(&format!("pair{i}"), s, Hypothesis::BToA, 1, b));
+            }
+        }
+        let sc = scores(&rows, "smc", &m).unwrap();
+        let folds = cross_validate(&sc, 2, 3, 5).unwrap();
+        assert_eq!(folds.len(), 6);
+        for rep in 0..2 {
+            let n: usize = folds
+                .iter()
+                .filter(|f| f.repetition == rep)
+                .map(|f| f.n_test)
+                .sum();
+            assert_eq!(n, 10);
+        }
+        assert!(
+            folds
+                .iter()
+                .all(|f| f.setting == 1 && f.test_accuracy == 1.0)
+        );
+        assert_eq!(folds, cross_validate(&sc, 2, 3, 5).unwrap());
+        let s = summarize_cv(&folds);
+        assert_eq!((s.accuracy_mean, s.accuracy_sd, s.n_folds), (1.0, 0.0, 6));
+        assert!(cross_validate(&sc, 1, 1, 0).is_err());
+        assert!(summarize_cv(&[]).accuracy_mean.is_nan());
+    }
+
+    #[test]
+    fn fixture_rows_map_original_orientation_onto_cdt() {
+        let m = [meta("pair1", 1, true, 1.0), meta("pair7", 8, false, 1.0)];
+        let text = "original_id,setting,n_latent,hypothesis,v\n\
+                    pair0001,3,2,x_to_y,-1.5\n\
+                    pair0008,3,2,x_to_y,-2.5\n\
+                    pair0008,3,1,spurious,-3\n";
+        let rows = thesis_fixture_rows(text, "v", "smc", &m).unwrap();
+        let got: Vec<(&str, Hypothesis, usize, f64)> = rows
+            .iter()
+            .map(|r| (r.pair.as_str(), r.hypothesis, r.n_latent, r.value))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("pair1", Hypothesis::AToB, 2, -1.5),
+                ("pair7", Hypothesis::BToA, 2, -2.5),
+                ("pair7", Hypothesis::Spurious, 1, -3.0),
+            ]
+        );
+        assert!(thesis_fixture_rows(text, "w", "smc", &m).is_err());
+        let bad = "original_id,setting,n_latent,hypothesis,v\npair0002,1,1,x_to_y,0\n";
+        assert!(thesis_fixture_rows(bad, "v", "smc", &m).is_err());
+    }
+
+    #[test]
+    fn author_differences_group_by_r_then_all_above_one() {
+        let ours = vec![
+            row("pair1", 1, Hypothesis::AToB, 1, -10.0),
+            row("pair1", 1, Hypothesis::AToB, 2, -10.0),
+            row("pair1", 1, Hypothesis::AToB, 3, -10.0),
+        ];
+        let author = vec![
+            row("pair1", 1, Hypothesis::AToB, 1, -10.0),
+            row("pair1", 1, Hypothesis::AToB, 2, -12.0),
+            row("pair1", 1, Hypothesis::AToB, 3, -8.0),
+            row("pair2", 1, Hypothesis::AToB, 3, -8.0),
+        ];
+        let d = author_differences(&ours, &author);
+        let labels: Vec<&str> = d.iter().map(|x| x.label.as_str()).collect();
+        assert_eq!(labels, ["1", "2", "3", "all R > 1"]);
+        assert_eq!((d[0].cells, d[0].median, d[0].max_rel), (1, 0.0, 0.0));
+        assert_eq!((d[3].cells, d[3].mean, d[3].median), (2, 0.0, 0.0));
+        assert_eq!(d[3].max_rel, 0.25);
     }
 }

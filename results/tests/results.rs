@@ -1,6 +1,9 @@
 //! The integration tests of `causeway-results`, as one test binary (`autotests = false` in its
 //! Cargo.toml): one binary links the dependencies once, instead of once per file.
 
+// Tests may unwrap (clippy.toml allows it inside #[test] functions; this covers their helpers).
+#![allow(clippy::unwrap_used)]
+
 mod diagnostics_arviz;
 mod diagnostics_edge;
 mod diagnostics_io;

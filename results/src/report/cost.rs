@@ -22,9 +22,8 @@ const CORES: [usize; 3] = [2, 64, 1024];
 /// Sampling seconds of one chain: the largest `elapsed_seconds` in its timing file.
 fn chain_seconds(rd: &RunDir, job_id: &str) -> Result<f64, ReportError> {
     let t = rd.read_timing(job_id)?;
-    Ok(t.column("elapsed_seconds")?
-        .f64()?
-        .into_no_null_iter()
+    Ok(super::f64s(&t, "elapsed_seconds")?
+        .into_iter()
         .fold(0.0, f64::max))
 }
 

@@ -212,32 +212,34 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
     let rows = m
         .cells
         .par_iter()
-        .map(|c| -> Result<(usize, Vec<(String, CellConvergence)>), ReportError> {
-        let mut row = Vec::new();
-        for s in &m.monitor {
-            let mut worst = CellConvergence {
-                rhat: f64::NAN,
-                ess_bulk: f64::NAN,
-                ess_tail: f64::NAN,
-            };
-            for r in 0..reps {
-                let draws = chain_draws(rd, m, c.index, r, s)?;
-                if draws.is_empty() {
-                    continue;
+        .map(
+            |c| -> Result<(usize, Vec<(String, CellConvergence)>), ReportError> {
+                let mut row = Vec::new();
+                for s in &m.monitor {
+                    let mut worst = CellConvergence {
+                        rhat: f64::NAN,
+                        ess_bulk: f64::NAN,
+                        ess_tail: f64::NAN,
+                    };
+                    for r in 0..reps {
+                        let draws = chain_draws(rd, m, c.index, r, s)?;
+                        if draws.is_empty() {
+                            continue;
+                        }
+                        let n = draws.iter().map(Vec::len).min().unwrap_or(0);
+                        let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
+                        let Ok(d) = diagnostics::diagnose(&views) else {
+                            continue;
+                        };
+                        worst.rhat = nan_max(worst.rhat, d.rhat);
+                        worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
+                        worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
+                    }
+                    row.push((s.clone(), worst));
                 }
-                let n = draws.iter().map(Vec::len).min().unwrap_or(0);
-                let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
-                let Ok(d) = diagnostics::diagnose(&views) else {
-                    continue;
-                };
-                worst.rhat = nan_max(worst.rhat, d.rhat);
-                worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
-                worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
-            }
-            row.push((s.clone(), worst));
-        }
-        Ok((c.index, row))
-        })
+                Ok((c.index, row))
+            },
+        )
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows.into_iter().collect())
 }
@@ -505,6 +507,11 @@ pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
         .iter()
         .map(|x| x.unwrap_or(f64::NAN))
         .collect())
+}
+
+/// Column `name` of `df` as u64 values (iteration numbers, cell indices; nulls skipped).
+pub fn u64s(df: &DataFrame, name: &str) -> Result<Vec<u64>, ReportError> {
+    Ok(df.column(name)?.u64()?.into_no_null_iter().collect())
 }
 
 /// A text column of `mean ± sd` pairs.

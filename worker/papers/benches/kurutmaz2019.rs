@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use causeway_papers::kurutmaz2019::datasets::{self, CepSpec};
 use causeway_papers::kurutmaz2019::{
-    Hyper, Hypothesis, Problem, SmcConfig, SmcSampler, VbConfig, setting, samplers::vb,
+    Hyper, Hypothesis, Problem, SmcConfig, SmcSampler, VbConfig, samplers::vb, setting,
 };
 use causeway_papers::{DataContext, Sampler, chain_rng, dataset_rng};
 use std::time::{Duration, Instant};

@@ -4,9 +4,7 @@
 //! (RJMCMC) at N = 20 observed, T = 500 trials, K_+ = 10 hidden causes (data drawn from the model
 //! with the paper's §5 settings α = 3, λ = 0.9, ε = 0.01, p = 0.1), started at the true state.
 //! Sweeps per second = 1 / (reported time per iteration). Target for Gibbs: ≥ 2,000 sweeps/s.
-use causeway_papers::wood2006::{
-    BinaryMatrix, HiddenCauseSampler, Params, SamplerKind, Wood2006,
-};
+use causeway_papers::wood2006::{BinaryMatrix, HiddenCauseSampler, Params, SamplerKind, Wood2006};
 use causeway_papers::{DataContext, Model, Sampler, chain_rng, dataset_rng};
 use criterion::{Criterion, criterion_group, criterion_main};
 

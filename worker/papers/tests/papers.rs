@@ -7,6 +7,9 @@
 //! tests) live in `causeway_papers::testing` (the `testing` feature, switched on by the crate's
 //! dev-dependency on itself).
 
+// Tests may unwrap (clippy.toml allows it inside #[test] functions; this covers their helpers).
+#![allow(clippy::unwrap_used)]
+
 mod hidden2025;
 mod kurutmaz2019;
 mod wood2006;

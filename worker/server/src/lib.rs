@@ -20,24 +20,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use causeway_papers::{Dataset, RunSpec, SamplerError, chain_rng, registry, run_chain_cancellable};
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::auth;
-use causeway_proto::wire::{CODE_VERSION, chain_result_from_output, matrix_from_wire};
 use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
     ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, RegisterRequest, chain_event,
 };
-use causeway_papers::{
-    Dataset, RunSpec, SamplerError, chain_rng, registry,
-    run_chain_cancellable,
-};
+use causeway_proto::wire::{CODE_VERSION, chain_result_from_output, matrix_from_wire};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 pub mod node;
-
 
 /// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
 /// coordinator requeues such a chain without counting an attempt.

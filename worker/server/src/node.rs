@@ -60,11 +60,8 @@ pub async fn run_worker(o: WorkerOptions) -> Result<bool, NodeError> {
             bound.to_string()
         }
     });
-    let svc = crate::WorkerService::new(
-        format!("{}@{advertise}", hostname()),
-        o.slots,
-    )
-    .with_heartbeat(o.heartbeat);
+    let svc = crate::WorkerService::new(format!("{}@{advertise}", hostname()), o.slots)
+        .with_heartbeat(o.heartbeat);
     eprintln!(
         "causeway worker {} listening on {bound} as {advertise} with {} slots ({})",
         CODE_VERSION,

@@ -133,8 +133,11 @@ pub(super) fn table(m: &Manifest, sc: &Scores) -> Result<Table, ReportError> {
             .iter()
             .filter(|r| r.counts == [0, 1, 2].map(|k| r.thesis(k)))
             .count();
-        let mad =
-            both.iter().map(|r| (r.accuracy - r.thesis(3)).abs()).sum::<f64>() / both.len() as f64;
+        let mad = both
+            .iter()
+            .map(|r| (r.accuracy - r.thesis(3)).abs())
+            .sum::<f64>()
+            / both.len() as f64;
         notes.push(format!("Measured against the thesis: counts identical in {same} of {} settings; mean |accuracy − thesis accuracy| = {mad:.3}.", both.len()));
     }
     Ok(Table {

@@ -9,9 +9,7 @@ use causeway_papers::kurutmaz2019::evaluation::{
 use causeway_papers::metrics::{auc, confusion, roc_curve};
 use polars::prelude::*;
 
-use super::{
-    cell_scalars, data_str, data_usize, param_str, param_usize, reported, reported_f64,
-};
+use super::{cell_scalars, data_str, data_usize, param_str, param_usize, reported, reported_f64};
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir};

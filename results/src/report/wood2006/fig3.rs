@@ -2,15 +2,15 @@
 
 use polars::prelude::*;
 
+use crate::report::figures::{self, Line, Panel};
 use crate::report::{
     Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws, f64s,
-    json_text, mean_sd_by, pm_column,
+    json_text, mean_sd_by, pm_column, u64s,
 };
 use crate::rundir::{Manifest, RunDir};
-use crate::report::figures::{self, Line, Panel};
 use causeway_papers::metrics::mean_sd;
 
-use super::{param, replicates, sampler_of};
+use super::{replicates, sampler_of};
 
 /// Figure 3: for each true K, sampler and initialisation, mean ± sd over datasets of the
 /// posterior mean of K+ (Gibbs) or K (RJMCMC). Per dataset, the posterior mean averages the
@@ -38,10 +38,8 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     }
     let long = df!("cell" => cell_col, "replicate" => rep_col, "posterior_mean_k" => est_col)?;
     let agg = mean_sd_by(&long, &["cell"], &["posterior_mean_k"])?;
-    let cells: Vec<usize> = agg
-        .column("cell")?
-        .u64()?
-        .into_no_null_iter()
+    let cells: Vec<usize> = u64s(&agg, "cell")?
+        .into_iter()
         .map(|c| c as usize)
         .collect();
     let means = f64s(&agg, "posterior_mean_k_mean")?;
@@ -79,7 +77,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
             .enumerate()
             .filter(|(_, c)| {
                 sampler_of(m, **c) == s
-                    && param(m, **c, "init").map(json_text).as_deref() == Some(init)
+                    && m.cells[**c].param("init").map(json_text).as_deref() == Some(init)
             })
             .map(|(i, _)| (true_k[i], means[i]))
             .collect()
@@ -115,7 +113,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
             .enumerate()
             .filter(|(_, c)| {
                 sampler_of(m, **c) == s
-                    && param(m, **c, "init").map(json_text).as_deref() == Some(init)
+                    && m.cells[**c].param("init").map(json_text).as_deref() == Some(init)
             })
             .map(|(i, _)| (true_k[i], means[i], sds[i]))
             .collect();

@@ -3,7 +3,7 @@
 use polars::prelude::*;
 
 use crate::report::{
-    Convergence, ReportError, Table, append_convergence, f64s, mean_sd_by, pm_column,
+    Convergence, ReportError, Table, append_convergence, f64s, mean_sd_by, pm_column, u64s,
 };
 use crate::rundir::{Manifest, RunDir, find};
 use std::collections::BTreeMap;
@@ -48,16 +48,8 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                     continue;
                 };
                 let timing = rd.read_timing(&j.job_id)?;
-                let t_it: Vec<u64> = timing
-                    .column("iteration")?
-                    .u64()?
-                    .into_no_null_iter()
-                    .collect();
-                let t_s: Vec<f64> = timing
-                    .column("elapsed_seconds")?
-                    .f64()?
-                    .into_no_null_iter()
-                    .collect();
+                let t_it = u64s(&timing, "iteration")?;
+                let t_s = f64s(&timing, "elapsed_seconds")?;
                 per_chain.push(errors_at(draws, n, &zt, &cps, &t_it, &t_s));
             }
             if per_chain.is_empty() {
@@ -83,17 +75,11 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         &["cell", "iterations"],
         &["in_degree_error", "structure_error", "seconds"],
     )?;
-    let cells: Vec<usize> = agg
-        .column("cell")?
-        .u64()?
-        .into_no_null_iter()
+    let cells: Vec<usize> = u64s(&agg, "cell")?
+        .into_iter()
         .map(|c| c as usize)
         .collect();
-    let its: Vec<u64> = agg
-        .column("iterations")?
-        .u64()?
-        .into_no_null_iter()
-        .collect();
+    let its = u64s(&agg, "iterations")?;
     let (im, isd) = (
         f64s(&agg, "in_degree_error_mean")?,
         f64s(&agg, "in_degree_error_sd")?,

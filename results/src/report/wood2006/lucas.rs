@@ -2,9 +2,11 @@
 
 use polars::prelude::*;
 
-use crate::report::{Convergence, ReportError, Table, append_convergence, chain_draws, json_text};
-use crate::rundir::{Manifest, RunDir, find};
 use crate::report::figures::{self, TraceVar};
+use crate::report::{
+    Convergence, ReportError, Table, append_convergence, chain_draws, json_text, u64s,
+};
+use crate::rundir::{Manifest, RunDir, find};
 use causeway_papers::Matrix;
 use causeway_papers::metrics::auc;
 
@@ -29,7 +31,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
             for j in &jobs {
                 let df = rd.read_trace(&j.job_id)?;
                 let Ok(v) = df.column(name) else { continue };
-                let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
+                let it = u64s(&df, "iteration")?;
                 let v: Vec<f64> = v.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
                 chains.push(it.iter().map(|&i| i as f64).zip(v).collect::<Vec<_>>());
             }

@@ -14,12 +14,9 @@ pub use lucas::lucas;
 use crate::report::json_text;
 use crate::rundir::Manifest;
 
-pub(super) fn param<'a>(m: &'a Manifest, cell: usize, key: &str) -> Option<&'a serde_json::Value> {
-    m.cells[cell].params.get(key)
-}
-
 pub(super) fn sampler_of(m: &Manifest, cell: usize) -> String {
-    param(m, cell, "sampler")
+    m.cells[cell]
+        .param("sampler")
         .map(json_text)
         .unwrap_or_else(|| "gibbs".into())
 }

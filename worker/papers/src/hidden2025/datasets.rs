@@ -74,7 +74,11 @@ impl DiscreteData {
         let n = columns.first().map_or(0, Vec::len);
         for (j, (col, lv)) in columns.iter().zip(&levels).enumerate() {
             if col.len() != n {
-                return Err(format!("column {} has {} rows, not {n}", names[j], col.len()));
+                return Err(format!(
+                    "column {} has {} rows, not {n}",
+                    names[j],
+                    col.len()
+                ));
             }
             if lv.is_empty() || lv.len() > MAX_LEVELS {
                 return Err(format!("variable {} has {} levels", names[j], lv.len()));
@@ -285,7 +289,10 @@ mod tests {
         assert_eq!(t.totals.iter().sum::<u32>() as usize, d.n());
         assert_eq!(d.config_label(&[0, 1], 4), "A=a0;B=b2");
         let root = d.table(1, &[]);
-        assert_eq!((root.configs.clone(), root.counts.clone()), (vec![0], vec![2, 1, 3]));
+        assert_eq!(
+            (root.configs.clone(), root.counts.clone()),
+            (vec![0], vec![2, 1, 3])
+        );
         assert_eq!(root.n_configs, 1);
     }
 

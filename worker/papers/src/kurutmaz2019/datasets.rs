@@ -9,9 +9,9 @@ use rand_distr::{Distribution, Gamma, Normal};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::data::{DataContext, Dataset, Matrix};
 use crate::kurutmaz2019::params::{Hyper, Hypothesis};
 use crate::kurutmaz2019::params::{HyperKeys, resolve_hyper};
-use crate::data::{DataContext, Dataset, Matrix};
 use crate::params::{ParamError, check_range_usize, parse};
 use crate::seed::ChainRng;
 
@@ -418,6 +418,11 @@ pub fn parse_pairs_meta(text: &str) -> Result<Vec<PairMeta>, String> {
                 )));
             }
         };
+        let in_thesis_set = match get(ix[5]) {
+            "1" => true,
+            "0" => false,
+            other => return Err(bad(&format!("in_thesis_set {other:?} is not 0 or 1"))),
+        };
         let (cause_label, effect_label) = match &labels {
             Some(l) => (get(l[0]).to_string(), get(l[1]).to_string()),
             None => (String::new(), String::new()),
@@ -428,7 +433,7 @@ pub fn parse_pairs_meta(text: &str) -> Result<Vec<PairMeta>, String> {
             forward,
             weight_v1: get(ix[3]).parse::<f64>().unwrap_or(f64::NAN),
             weight: get(ix[4]).parse::<f64>().unwrap_or(f64::NAN),
-            in_thesis_set: get(ix[5]) == "1",
+            in_thesis_set,
             cause_label,
             effect_label,
         });
@@ -437,7 +442,7 @@ pub fn parse_pairs_meta(text: &str) -> Result<Vec<PairMeta>, String> {
 }
 
 /// Split one CSV line (RFC 4180 quoting: `"a, b"` is one field, `""` an escaped quote).
-pub(crate) fn split_csv_line(line: &str) -> Vec<String> {
+pub fn split_csv_line(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -458,7 +463,7 @@ pub(crate) fn split_csv_line(line: &str) -> Vec<String> {
 }
 
 /// Column indices of `cols` in a CSV header line; the error names `what` and the missing column.
-pub(crate) fn csv_columns(header: &str, what: &str, cols: &[&str]) -> Result<Vec<usize>, String> {
+pub fn csv_columns(header: &str, what: &str, cols: &[&str]) -> Result<Vec<usize>, String> {
     let names = split_csv_line(header);
     cols.iter()
         .map(|c| {
@@ -471,7 +476,7 @@ pub(crate) fn csv_columns(header: &str, what: &str, cols: &[&str]) -> Result<Vec
 }
 
 /// `pair0091` → 91 (also `pair86` → 86).
-pub(crate) fn pair_number(s: &str) -> Option<u32> {
+pub fn pair_number(s: &str) -> Option<u32> {
     s.trim().trim_start_matches("pair").parse().ok()
 }
 

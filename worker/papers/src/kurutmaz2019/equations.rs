@@ -21,7 +21,6 @@
 
 use statrs::function::gamma::{digamma, ln_gamma};
 
-
 /// ln(2π).
 pub const LN_2PI: f64 = 1.837_877_066_409_345_5;
 

@@ -1,22 +1,16 @@
-//! Evaluation of paper 003 (`003_bf1ce321478f8175.txt`, Kurutmaz 2019, ch. 5), polars-free: the
-//! model selection over R and the three networks, the §5.4 direction accuracy, weighted AUC and
-//! 10 × 3 cross-validation, the §5.2 statistics of repeated ln Ẑ estimates, the §5.3 one-vs-rest
-//! scores, and the §5.5 concurrence of r₁ with age. The report (`results/src/report/kurutmaz2019/`)
-//! reads a run directory into these types and turns the results into tables.
+//! Evaluation of paper 003 (`003_bf1ce321478f8175.txt`, Kurutmaz 2019, ch. 5), polars-free:
+//! selection over R and the three networks, §5.4's direction accuracy, weighted AUC and 10 × 3
+//! cross-validation, §5.2's statistics of repeated ln Ẑ, §5.3's one-vs-rest scores and §5.5's
+//! concurrence of r₁ with age. The report (`results/src/report/kurutmaz2019/`) feeds them a run
+//! directory or the author's stored values as [`LogMlRow`]s.
 //!
-//! The CEP functions work on plain rows ([`LogMlRow`]: pair, setting, hypothesis, R, method,
-//! value), so the same code scores a run directory and the thesis author's stored values
-//! ([`thesis_fixture_rows`]).
-//!
-//! Orientation (CEP). Every cdt pair is stored with its cause in column A, so in the cdt
-//! orientation the true hypothesis is always `a_to_b`. The thesis evaluated in the **original**
-//! file orientation ([`PairMeta::forward`]: the original first column x is the cause), where the
-//! labels are mixed; the CEP metrics here use that orientation: label = "x → y" is true, score =
-//! max_R ln p(x → y) − max_R ln p(y → x).
+//! CEP orientation: every cdt pair stores its cause in column A (the true hypothesis is always
+//! `a_to_b`); the thesis evaluated in the **original** file orientation ([`PairMeta::forward`]:
+//! x is the cause), as do the metrics here: label "x → y", score max_R ln p(x → y) − max_R ln p(y → x).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::kurutmaz2019::datasets::{PairMeta, csv_columns, pair_number, split_csv_line};
+use crate::kurutmaz2019::datasets::{PairMeta, pair_number};
 use crate::kurutmaz2019::params::Hypothesis;
 use crate::math::log_sum_exp;
 use crate::metrics::{auc, mean_sd};
@@ -68,7 +62,6 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-// ------------------------------------------------------------------------------------------
 // §5.4 Cause-Effect Pairs: rows, selection over R, decisions.
 
 /// One log marginal likelihood (or ELBO for `vb`) of one CEP pair under one model: the unit the
@@ -90,67 +83,6 @@ pub struct LogMlRow {
     pub seed: u64,
     /// ln p(x) in nats (VB: the ELBO).
     pub value: f64,
-}
-
-/// Rows of the thesis author's stored values (`tests/fixtures/cep/thesis_smc_log_ml.csv`,
-/// `thesis_vb_elbo.csv`; §5.4): CSV `text` with columns `original_id, setting, n_latent,
-/// hypothesis, <value_column>`, `hypothesis` in the **original** orientation (`x_to_y`,
-/// `y_to_x`, `spurious`), mapped here onto the cdt orientation through `meta` (`->`: x = A).
-/// `method` labels the rows; `seed` is 0.
-///
-/// Errors: a missing column, an unknown pair or hypothesis, an unparsable number.
-pub fn thesis_fixture_rows(
-    text: &str,
-    value_column: &str,
-    method: &str,
-    meta: &[PairMeta],
-) -> Result<Vec<LogMlRow>, EvalError> {
-    let by_orig: HashMap<u32, &PairMeta> = meta.iter().map(|p| (p.original_id, p)).collect();
-    let mut lines = text.lines();
-    let ix = csv_columns(
-        lines.next().unwrap_or(""),
-        "fixture",
-        &[
-            "original_id",
-            "setting",
-            "n_latent",
-            "hypothesis",
-            value_column,
-        ],
-    )
-    .map_err(EvalError)?;
-    let mut out = Vec::new();
-    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let f = split_csv_line(line);
-        let get = |i: usize| f.get(i).map(|s| s.trim()).unwrap_or("");
-        let bad = |what: String| EvalError(format!("fixture line {}: {what}", n + 2));
-        let orig =
-            pair_number(get(ix[0])).ok_or_else(|| bad(format!("original_id {:?}", get(ix[0]))))?;
-        let p = by_orig
-            .get(&orig)
-            .ok_or_else(|| bad(format!("pair {orig} is not in pairs_meta.csv")))?;
-        let hypothesis = match (get(ix[3]), p.forward) {
-            ("spurious", _) => Hypothesis::Spurious,
-            ("x_to_y", true) | ("y_to_x", false) => Hypothesis::AToB,
-            ("x_to_y", false) | ("y_to_x", true) => Hypothesis::BToA,
-            (other, _) => return Err(bad(format!("hypothesis {other:?}"))),
-        };
-        let num = |i: usize| {
-            get(i)
-                .parse::<f64>()
-                .map_err(|_| bad(format!("{:?} is not a number", get(i))))
-        };
-        out.push(LogMlRow {
-            pair: p.pair.clone(),
-            setting: num(ix[1])? as usize,
-            hypothesis,
-            n_latent: num(ix[2])? as usize,
-            method: method.to_string(),
-            seed: 0,
-            value: num(ix[4])?,
-        });
-    }
-    Ok(out)
 }
 
 /// The distribution of author − ours (nats) over one group of cells: see [`author_differences`].
@@ -439,7 +371,6 @@ impl Scores {
     }
 }
 
-// ------------------------------------------------------------------------------------------
 // §5.4 cross-validation.
 
 /// Cross-validation repetitions of §5.4 ("10×3 cross-validation").
@@ -598,7 +529,6 @@ pub fn summarize_cv(folds: &[CvFold]) -> CvSummary {
     }
 }
 
-// ------------------------------------------------------------------------------------------
 // §5.2 toy data.
 
 /// Statistics of n estimates ln Ẑ of one cell (§5.2, Fig. 5.1), in nats.
@@ -652,7 +582,6 @@ pub fn log_z_stats(logs: &[f64]) -> LogZStats {
     }
 }
 
-// ------------------------------------------------------------------------------------------
 // §5.3 synthetic data.
 
 /// Scores of one synthetic dataset under one method (§5.3, Fig. 5.2).
@@ -689,7 +618,6 @@ impl SyntheticCase {
     }
 }
 
-// ------------------------------------------------------------------------------------------
 // §5.5 Abalone.
 
 /// Rings bins of the §5.5 concurrence table: `(label, lowest, highest)` rings, inclusive. The
@@ -778,31 +706,6 @@ pub fn cramers_v(table: &[Vec<u64>]) -> f64 {
 mod tests {
     use super::*;
 
-    fn meta(pair: &str, original_id: u32, forward: bool, weight: f64) -> PairMeta {
-        PairMeta {
-            pair: pair.into(),
-            original_id,
-            forward,
-            weight_v1: weight,
-            weight,
-            in_thesis_set: true,
-            cause_label: String::new(),
-            effect_label: String::new(),
-        }
-    }
-
-    fn row(pair: &str, setting: usize, h: Hypothesis, r: usize, value: f64) -> LogMlRow {
-        LogMlRow {
-            pair: pair.into(),
-            setting,
-            hypothesis: h,
-            n_latent: r,
-            method: "smc".into(),
-            seed: 0,
-            value,
-        }
-    }
-
     #[test]
     fn hypothesis_names_round_trip_and_match_index() {
         for (i, h) in HYPOTHESES.iter().enumerate() {
@@ -825,129 +728,15 @@ mod tests {
     }
 
     #[test]
-    fn best_index_takes_first_finite_maximum() {
+    fn best_index_and_quantile() {
         assert_eq!(best_index(&[f64::NAN, 1.0, 3.0, 3.0]), Some(2));
         assert_eq!(best_index(&[f64::NAN, f64::INFINITY]), None);
         assert_eq!(best_index(&[]), None);
-    }
-
-    #[test]
-    fn quantile_is_type_7() {
         let v = [1.0, 2.0, 3.0, 4.0];
         assert_eq!(quantile(&v, 0.5), 2.5);
         assert_eq!(quantile(&v, 0.0), 1.0);
         assert_eq!(quantile(&v, 2.0), 4.0);
         assert!(quantile(&[], 0.5).is_nan());
-    }
-
-    #[test]
-    fn scores_take_max_over_r_and_decide_in_original_orientation() {
-        let m = [meta("pair2", 2, false, 1.0), meta("pair1", 1, true, 2.0)];
-        let rows = vec![
-            row("pair1", 1, Hypothesis::AToB, 1, -10.0),
-            row("pair1", 1, Hypothesis::AToB, 2, -8.0),
-            row("pair1", 1, Hypothesis::BToA, 1, -9.0),
-            row("pair1", 1, Hypothesis::Spurious, 1, -20.0),
-            // pair2 stored backwards (original y → x): a tie goes to x → y, i.e. b_to_a.
-            row("pair2", 1, Hypothesis::AToB, 1, -5.0),
-            row("pair2", 1, Hypothesis::BToA, 1, -5.0),
-            row("pair2", 1, Hypothesis::Spurious, 3, -1.0),
-        ];
-        let sc = scores(&rows, "smc", &m).unwrap();
-        assert_eq!(sc.pairs[0].pair, "pair1");
-        assert_eq!(sc.best[0][0], [-8.0, -9.0, -20.0]);
-        assert_eq!(sc.best_r[0][0], [2, 1, 1]);
-        assert_eq!(sc.correct(0, 0), 1.0);
-        assert_eq!(sc.correct(0, 1), 0.0);
-        assert!((sc.accuracy(0, &sc.all()) - 2.0 / 3.0).abs() < 1e-15);
-        assert_eq!(sc.argmax3(0, 1), Some(2));
-        assert_eq!(sc.counts(0), Some([1, 0, 1]));
-        assert_eq!(sc.spurious(0), vec![1]);
-        assert_eq!(sc.best_setting(), Some(0));
-        assert!(scores(&rows, "vb", &m).is_err());
-        assert!(scores(&[row("pair9", 1, Hypothesis::AToB, 1, 0.0)], "smc", &m).is_err());
-    }
-
-    #[test]
-    fn cross_validation_deals_every_pair_once_per_repetition() {
-        let m: Vec<PairMeta> = (1..=10)
-            .map(|i| meta(&format!("pair{i}"), i, i % 2 == 0, 1.0))
-            .collect();
-        let mut rows = Vec::new();
-        for i in 1..=10 {
-            for s in 1..=2 {
-                rows.push(row(&format!("pair{i}"), s, Hypothesis::AToB, 1, -1.0));
-                let b = if s == 1 { -2.0 } else { 0.0 };
-                rows.push(row(&format!("pair{i}"), s, Hypothesis::BToA, 1, b));
-            }
-        }
-        let sc = scores(&rows, "smc", &m).unwrap();
-        let folds = cross_validate(&sc, 2, 3, 5).unwrap();
-        assert_eq!(folds.len(), 6);
-        for rep in 0..2 {
-            let n: usize = folds
-                .iter()
-                .filter(|f| f.repetition == rep)
-                .map(|f| f.n_test)
-                .sum();
-            assert_eq!(n, 10);
-        }
-        assert!(
-            folds
-                .iter()
-                .all(|f| f.setting == 1 && f.test_accuracy == 1.0)
-        );
-        assert_eq!(folds, cross_validate(&sc, 2, 3, 5).unwrap());
-        let s = summarize_cv(&folds);
-        assert_eq!((s.accuracy_mean, s.accuracy_sd, s.n_folds), (1.0, 0.0, 6));
-        assert!(cross_validate(&sc, 1, 1, 0).is_err());
-        assert!(summarize_cv(&[]).accuracy_mean.is_nan());
-    }
-
-    #[test]
-    fn fixture_rows_map_original_orientation_onto_cdt() {
-        let m = [meta("pair1", 1, true, 1.0), meta("pair7", 8, false, 1.0)];
-        let text = "original_id,setting,n_latent,hypothesis,v\n\
-                    pair0001,3,2,x_to_y,-1.5\n\
-                    pair0008,3,2,x_to_y,-2.5\n\
-                    pair0008,3,1,spurious,-3\n";
-        let rows = thesis_fixture_rows(text, "v", "smc", &m).unwrap();
-        let got: Vec<(&str, Hypothesis, usize, f64)> = rows
-            .iter()
-            .map(|r| (r.pair.as_str(), r.hypothesis, r.n_latent, r.value))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("pair1", Hypothesis::AToB, 2, -1.5),
-                ("pair7", Hypothesis::BToA, 2, -2.5),
-                ("pair7", Hypothesis::Spurious, 1, -3.0),
-            ]
-        );
-        assert!(thesis_fixture_rows(text, "w", "smc", &m).is_err());
-        let bad = "original_id,setting,n_latent,hypothesis,v\npair0002,1,1,x_to_y,0\n";
-        assert!(thesis_fixture_rows(bad, "v", "smc", &m).is_err());
-    }
-
-    #[test]
-    fn author_differences_group_by_r_then_all_above_one() {
-        let ours = vec![
-            row("pair1", 1, Hypothesis::AToB, 1, -10.0),
-            row("pair1", 1, Hypothesis::AToB, 2, -10.0),
-            row("pair1", 1, Hypothesis::AToB, 3, -10.0),
-        ];
-        let author = vec![
-            row("pair1", 1, Hypothesis::AToB, 1, -10.0),
-            row("pair1", 1, Hypothesis::AToB, 2, -12.0),
-            row("pair1", 1, Hypothesis::AToB, 3, -8.0),
-            row("pair2", 1, Hypothesis::AToB, 3, -8.0),
-        ];
-        let d = author_differences(&ours, &author);
-        let labels: Vec<&str> = d.iter().map(|x| x.label.as_str()).collect();
-        assert_eq!(labels, ["1", "2", "3", "all R > 1"]);
-        assert_eq!((d[0].cells, d[0].median, d[0].max_rel), (1, 0.0, 0.0));
-        assert_eq!((d[3].cells, d[3].mean, d[3].median), (2, 0.0, 0.0));
-        assert_eq!(d[3].max_rel, 0.25);
     }
 
     #[test]
@@ -970,22 +759,18 @@ mod tests {
         };
         assert_eq!(c.predicted(), 0);
         assert!(c.log_odds(0).abs() < 1e-12);
-        assert!((c.log_odds(2) + 1000.0).abs() < 1e-9);
+        assert!((c.log_odds(2) + 1000.0 + 2f64.ln()).abs() < 1e-9);
     }
 
     #[test]
-    fn concurrence_relabels_by_mean_rings() {
+    fn concurrence_and_cramers_v() {
         let map = [1.0, 1.0, 0.0, 0.0, 5.0];
         let rings = [3.0, 4.0, 12.0, 9.0, 20.0];
         let (table, per) = concurrence(&map, &rings, 2);
-        assert_eq!(table, vec![vec![2, 0, 0], vec![0, 1, 2]]);
-        assert_eq!(per[0], vec![3.0, 4.0]);
+        assert_eq!(table, vec![vec![2, 0, 1], vec![0, 1, 1]]);
+        assert_eq!(per[0], vec![3.0, 4.0, 20.0]);
         assert_eq!(rings_bin(0.0), 0);
         assert_eq!(rings_bin(10.5), 2);
-    }
-
-    #[test]
-    fn cramers_v_extremes() {
         assert!((cramers_v(&[vec![5, 0], vec![0, 5]]) - 1.0).abs() < 1e-12);
         assert_eq!(cramers_v(&[vec![5, 5], vec![5, 5]]), 0.0);
         assert!(cramers_v(&[vec![5, 5]]).is_nan());

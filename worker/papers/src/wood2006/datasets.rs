@@ -9,16 +9,16 @@
 //! Observed: `x`, N observed × T trials, 0.0/1.0. Truth: `z` (N × K_+) and `y` (K_+ × T) for the
 //! synthetic kinds; `hidden` (n_hidden × T, row names = hidden column names) for `binary_csv`.
 
-use std::path::PathBuf;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use super::equations::{ibp_existing_dish_prob, ibp_new_dish_rate, prob_x_one};
 use crate::data::{DataContext, Dataset, Matrix};
 use crate::params::{ParamError, check_open_unit, check_positive, check_range_usize, parse};
 use crate::seed::ChainRng;
 use crate::wood2006::params::{d_alpha, d_epsilon, d_lambda, d_p};
 use rand::RngExt;
 use rand_distr::{Distribution, Poisson};
-use super::equations::{ibp_existing_dish_prob, ibp_new_dish_rate, prob_x_one};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::PathBuf;
 
 /// Upper bound on N × T for synthetic data (memory guard: 10⁸ entries).
 pub const MAX_ENTRIES: usize = 100_000_000;

@@ -82,7 +82,15 @@ impl Model for Wood2006 {
     }
 
     fn monitors(&self) -> &'static [&'static str] {
-        &["k_plus", "k", "log_joint", "alpha", "lambda", "epsilon", "p"]
+        &[
+            "k_plus",
+            "k",
+            "log_joint",
+            "alpha",
+            "lambda",
+            "epsilon",
+            "p",
+        ]
     }
 
     /// `binary_csv`: reads and parses the file (the random stream is not used).

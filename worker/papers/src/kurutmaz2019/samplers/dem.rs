@@ -26,11 +26,11 @@
 
 use rand::RngExt;
 
+use crate::chain::{Sampler, SamplerError};
+use crate::data::Matrix;
 use crate::kurutmaz2019::equations::{self, NgMoments};
 use crate::kurutmaz2019::samplers::problem::Problem;
 use crate::kurutmaz2019::samplers::smc::{Engine, History, SmcConfig, shuffle};
-use crate::chain::{Sampler, SamplerError};
-use crate::data::Matrix;
 use crate::math::log_sum_exp;
 use crate::seed::ChainRng;
 

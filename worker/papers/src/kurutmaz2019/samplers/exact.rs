@@ -8,10 +8,10 @@
 // Parallel structure-of-arrays (and per-variable) indexing reads clearer as index loops.
 #![allow(clippy::needless_range_loop)]
 
-use crate::kurutmaz2019::samplers::problem::Problem;
-use crate::kurutmaz2019::samplers::particles::{MAX_R, Store, Tables};
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
+use crate::kurutmaz2019::samplers::particles::{MAX_R, Store, Tables};
+use crate::kurutmaz2019::samplers::problem::Problem;
 use crate::seed::ChainRng;
 
 /// A callback receiving each assignment r (length T, labels 0..R) and ln p(r, x).

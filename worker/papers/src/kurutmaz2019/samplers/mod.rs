@@ -50,12 +50,7 @@ pub fn build_sampler(
     Ok(match p.method {
         Method::Exact => Box::new(ExactSampler::new(problem, p.max_enumeration)?),
         Method::Smc => Box::new(SmcSampler::new(&problem, r.smc_config(), p.shuffle)?),
-        Method::Pg => Box::new(PgSampler::new(
-            problem,
-            r.smc_config(),
-            p.shuffle,
-            rng,
-        )?),
+        Method::Pg => Box::new(PgSampler::new(problem, r.smc_config(), p.shuffle, rng)?),
         Method::Vb => Box::new(VbSampler::new(problem, r.vb_config())),
         Method::Dem => Box::new(DemSampler::new(problem, p.init, r.smc_config())),
     })

@@ -259,10 +259,10 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::kurutmaz2019::equations::{self, NgCov};
     use crate::kurutmaz2019::params::{Hyper, Hypothesis};
     use crate::kurutmaz2019::samplers::problem::Problem;
-    use super::*;
 
     #[test]
     fn table_driven_terms_match_equations() {

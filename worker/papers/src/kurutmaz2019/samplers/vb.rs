@@ -23,10 +23,10 @@
 
 use rand::RngExt;
 
-use crate::kurutmaz2019::equations::{self, NgMoments, NormalGamma};
-use crate::kurutmaz2019::samplers::problem::Problem;
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
+use crate::kurutmaz2019::equations::{self, NgMoments, NormalGamma};
+use crate::kurutmaz2019::samplers::problem::Problem;
 use crate::math::log_sum_exp;
 use crate::seed::ChainRng;
 
