@@ -14,10 +14,11 @@
 //! ```
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use causeway_results::check::{self, CheckReport};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::dispatch::DispatchOptions;
@@ -304,7 +305,7 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             baseline,
             rtol,
             atol,
-        } => crate::check_cmd::run(&run_dir, &baseline, rtol, atol),
+        } => check_command(&run_dir, &baseline, rtol, atol),
         Command::Status { run_dir } => {
             let s = store::status(&run_dir)?;
             emit(&store::render_status(&s))?;
@@ -354,4 +355,60 @@ fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
     } else {
         anyhow::bail!("{flag}: {v} is not a positive number of seconds")
     }
+}
+
+/// `causeway check RUN_DIR --baseline FILE`: the nightly regression check of a run's tables.
+/// Compare `run_dir` with `baseline` (a run directory, an experiment YAML with `checks:`, or a
+/// CSV `table,row,column,expected,tolerance`), print the Markdown diff table, and return exit
+/// code 1 on a regression, 0 otherwise.
+fn check_command(
+    run_dir: &Path,
+    baseline: &Path,
+    rtol: f64,
+    atol: f64,
+) -> anyhow::Result<ExitCode> {
+    let report = check_compare(run_dir, baseline, rtol, atol)?;
+    emit(&format!(
+        "# causeway check {} against {}\n\n{}",
+        run_dir.display(),
+        baseline.display(),
+        report.to_markdown(false)
+    ))?;
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The comparison behind `causeway check` (the comparison itself is `causeway_results::check`).
+pub fn check_compare(
+    run_dir: &Path,
+    baseline: &Path,
+    rtol: f64,
+    atol: f64,
+) -> anyhow::Result<CheckReport> {
+    if baseline.is_dir() {
+        return Ok(check::compare_runs(run_dir, baseline, rtol, atol)?);
+    }
+    let ext = baseline
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let expected = match ext.as_str() {
+        "yaml" | "yml" => {
+            let plan = experiment::load(baseline, ProfileName::Quick, None)?;
+            if plan.checks.is_empty() {
+                anyhow::bail!("{}: has no `checks:` entries", baseline.display());
+            }
+            plan.checks
+        }
+        "csv" => check::expectations_from_csv(baseline)?,
+        _ => anyhow::bail!(
+            "--baseline {}: expected a run directory, an experiment .yaml or a .csv",
+            baseline.display()
+        ),
+    };
+    Ok(check::check_expected(run_dir, &expected)?)
 }

@@ -308,7 +308,7 @@ enum RpcError {
 }
 
 fn rpc_error(s: tonic::Status) -> RpcError {
-    if s.code() == tonic::Code::Unavailable && s.message() == causeway_worker::DRAINING {
+    if s.code() == tonic::Code::Unavailable && s.message() == causeway_proto::wire::DRAINING {
         RpcError::Draining
     } else {
         RpcError::Failed(format!("{}: {}", s.code(), s.message()))

@@ -106,7 +106,7 @@ pub struct JobStatus {
 
 /// Errors of the job table.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub enum JobTableError {
     #[error("{path}: {source}")]
     Sqlite {
         path: PathBuf,
@@ -176,9 +176,9 @@ pub struct JobStore {
 impl JobStore {
     /// Open (or create) `<dir>/jobs.sqlite` and make sure it holds exactly `job_ids`, in order
     /// (row `i` is job `i` of the plan).
-    pub fn open(dir: &Path, job_ids: &[String]) -> Result<Self, StoreError> {
+    pub fn open(dir: &Path, job_ids: &[String]) -> Result<Self, JobTableError> {
         let path = dir.join(DB_FILE);
-        let sq = |source| StoreError::Sqlite {
+        let sq = |source| JobTableError::Sqlite {
             path: path.clone(),
             source,
         };
@@ -226,7 +226,7 @@ impl JobStore {
                 )
                 .ok();
             if found != job_ids.len() || last.as_ref() != job_ids.last() {
-                return Err(StoreError::Mismatch {
+                return Err(JobTableError::Mismatch {
                     path,
                     found,
                     expected: job_ids.len(),
@@ -236,8 +236,8 @@ impl JobStore {
         Ok(JobStore { conn, path })
     }
 
-    fn sq(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        |source| StoreError::Sqlite {
+    fn sq(&self) -> impl Fn(rusqlite::Error) -> JobTableError + '_ {
+        |source| JobTableError::Sqlite {
             path: self.path.clone(),
             source,
         }
@@ -248,9 +248,9 @@ impl JobStore {
     pub fn reconcile(
         &mut self,
         files_done: impl Fn(usize) -> bool,
-    ) -> Result<Vec<usize>, StoreError> {
+    ) -> Result<Vec<usize>, JobTableError> {
         let path = self.path.clone();
-        let sq = |source| StoreError::Sqlite {
+        let sq = |source| JobTableError::Sqlite {
             path: path.clone(),
             source,
         };
@@ -303,7 +303,7 @@ impl JobStore {
     /// After a stop: the chains that were running when it came (their results never
     /// arrived) go back to `pending`, so `causeway status` shows what a rerun will do.
     /// Returns how many.
-    pub fn release_running(&self) -> Result<usize, StoreError> {
+    pub fn release_running(&self) -> Result<usize, JobTableError> {
         self.conn
             .execute(
                 "UPDATE jobs SET state = 'pending' WHERE state = 'running'",
@@ -313,7 +313,7 @@ impl JobStore {
     }
 
     /// Every row, in plan order, as written to `jobs.csv`.
-    pub fn statuses(&self) -> Result<Vec<JobStatus>, StoreError> {
+    pub fn statuses(&self) -> Result<Vec<JobStatus>, JobTableError> {
         read_statuses(&self.conn).map_err(self.sq())
     }
 
@@ -372,7 +372,7 @@ enum Msg {
 /// The single writer of the job table: events are applied in order, in small transactions.
 pub struct Writer {
     tx: mpsc::Sender<Msg>,
-    thread: Option<JoinHandle<Result<JobStore, (JobStore, StoreError)>>>,
+    thread: Option<JoinHandle<Result<JobStore, (JobStore, JobTableError)>>>,
 }
 
 impl Writer {
@@ -384,24 +384,24 @@ impl Writer {
     }
 
     /// Wait until every event sent so far is committed.
-    pub fn flush(&self) -> Result<(), StoreError> {
+    pub fn flush(&self) -> Result<(), JobTableError> {
         let (ack, done) = mpsc::channel();
         self.tx
             .send(Msg::Flush(ack))
-            .map_err(|_| StoreError::WriterGone)?;
-        done.recv().map_err(|_| StoreError::WriterGone)
+            .map_err(|_| JobTableError::WriterGone)?;
+        done.recv().map_err(|_| JobTableError::WriterGone)
     }
 
     /// Commit everything and get the table back.
-    pub fn finish(mut self) -> Result<JobStore, StoreError> {
+    pub fn finish(mut self) -> Result<JobStore, JobTableError> {
         let Some(h) = self.thread.take() else {
-            return Err(StoreError::WriterGone);
+            return Err(JobTableError::WriterGone);
         };
         drop(self.tx);
         match h.join() {
             Ok(Ok(store)) => Ok(store),
             Ok(Err((_, e))) => Err(e),
-            Err(_) => Err(StoreError::WriterGone),
+            Err(_) => Err(JobTableError::WriterGone),
         }
     }
 }
@@ -411,8 +411,8 @@ impl Writer {
 fn write_loop(
     mut store: JobStore,
     rx: mpsc::Receiver<Msg>,
-) -> Result<JobStore, (JobStore, StoreError)> {
-    let mut first_error: Option<StoreError> = None;
+) -> Result<JobStore, (JobStore, JobTableError)> {
+    let mut first_error: Option<JobTableError> = None;
     let mut closed = false;
     while !closed {
         let Ok(first) = rx.recv() else { break };
@@ -430,7 +430,7 @@ fn write_loop(
             }
         }
         if let Err(e) = apply(&mut store.conn, &batch) {
-            let e = StoreError::Sqlite {
+            let e = JobTableError::Sqlite {
                 path: store.path.clone(),
                 source: e,
             };
@@ -552,9 +552,9 @@ pub struct Status {
 }
 
 /// Read the job table of `dir` (read-only: safe while a run is going).
-pub fn status(dir: &Path) -> Result<Status, StoreError> {
+pub fn status(dir: &Path) -> Result<Status, JobTableError> {
     let path = dir.join(DB_FILE);
-    let sq = |source| StoreError::Sqlite {
+    let sq = |source| JobTableError::Sqlite {
         path: path.clone(),
         source,
     };

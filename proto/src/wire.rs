@@ -5,6 +5,10 @@ use causeway_papers::{ChainOutput, Matrix};
 
 use crate::v1::ChainResult;
 
+/// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
+/// coordinator requeues such a chain without counting an attempt.
+pub const DRAINING: &str = "draining";
+
 /// Code version reported to coordinators: crate version plus the git commit if known at build.
 pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));
 

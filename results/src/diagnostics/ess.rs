@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::numeric::{big_vec, big_vec_filled, mean, threads_for, var};
+use super::memory::{big_vec, big_vec_filled, threads_for};
+use super::sums::{mean, var};
 
 /// `np.finfo(float).resolution`: ArviZ treats an array whose range is below this as constant.
 const RESOLUTION: f64 = 1e-15;
@@ -423,7 +424,7 @@ pub(crate) fn geyer_ess(
         t += 2;
     }
     let size = (n_chain * n_draw) as f64;
-    let tau = -1.0 + 2.0 * super::numeric::pairwise_sum(&rho[..max_t1]) + rho[max_t1];
+    let tau = -1.0 + 2.0 * super::sums::pairwise_sum(&rho[..max_t1]) + rho[max_t1];
     // Python's max(tau, floor) keeps tau unless floor > tau (so a NaN tau stays NaN).
     let floor = 1.0 / size.log10();
     let tau = if floor > tau { floor } else { tau };

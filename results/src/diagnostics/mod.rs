@@ -46,9 +46,10 @@
 mod draws;
 mod ess;
 pub mod io;
-mod numeric;
+mod memory;
 mod rank;
 mod sort;
+mod sums;
 
 use serde::Serialize;
 
@@ -168,7 +169,7 @@ fn rank_rhat(ranked: &Ranked, half: usize) -> f64 {
 /// segments; NaN when the folded draws are undefined (median not finite).
 fn folded_rhat(ranked: &Ranked, half: usize) -> f64 {
     let n_split = ranked.zb.len() / half;
-    let threads = numeric::threads_for(ranked.zb.len(), 1 << 18);
+    let threads = memory::threads_for(ranked.zb.len(), 1 << 18);
     let parts = folded_z_segments(
         &ranked.sorted,
         &ranked.z,
@@ -290,7 +291,7 @@ pub fn mcse_mean(draws: &Draws) -> f64 {
 }
 
 fn mcse_from(draws: &Draws, ess_mean: f64) -> f64 {
-    numeric::var_of_chains(draws.chains(), 1).sqrt() / ess_mean.sqrt()
+    sums::var_of_chains(draws.chains(), 1).sqrt() / ess_mean.sqrt()
 }
 
 /// `min(ess(I(x ≤ q_low)), ess(I(x ≤ q_high)))` on split indicator chains, with Python's
@@ -305,7 +306,7 @@ fn tail_from_quantiles(
     let split = draws.split_chains();
     let half = draws.half();
     let indicator = |q: f64| -> Vec<f64> {
-        let mut out = numeric::big_vec(split.len() * half);
+        let mut out = memory::big_vec(split.len() * half);
         out.extend(
             split
                 .iter()

@@ -12,7 +12,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::numeric::{big_vec, big_vec_filled, par_chunks_mut, threads_for};
+use super::memory::{big_vec, big_vec_filled, par_chunks_mut, threads_for};
 use super::sort::{sort_part, unkey};
 
 /// The split draws in ascending order, each with its index in the split layout

@@ -2,7 +2,7 @@
 //! sorted with their indices, by a radix sort on a value bucket, or on the keys when the values
 //! crowd into a small part of their range, or by a comparison sort for small inputs.
 
-use super::numeric::{big_vec, big_vec_filled};
+use super::memory::{big_vec, big_vec_filled};
 
 /// Order-preserving map f64 → u64 (IEEE total order; callers exclude NaN).
 #[inline]

@@ -28,16 +28,12 @@ use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
     ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, RegisterRequest, chain_event,
 };
-use causeway_proto::wire::{CODE_VERSION, chain_result_from_output, matrix_from_wire};
+use causeway_proto::wire::{CODE_VERSION, DRAINING, chain_result_from_output, matrix_from_wire};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 pub mod node;
-
-/// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
-/// coordinator requeues such a chain without counting an attempt.
-pub const DRAINING: &str = "draining";
 
 /// Default interval between two `Progress` events of a running chain (its heartbeat).
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(1);

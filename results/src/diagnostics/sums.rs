@@ -1,5 +1,5 @@
-//! Small numeric helpers: numpy-style pairwise summation, mean/variance, and a
-//! dependency-free scoped-thread helper for the two embarrassingly parallel loops.
+//! numpy-style pairwise summation, mean and variance: the same association as numpy, so the
+//! rounding stays close to ArviZ's.
 
 /// Sum with numpy's pairwise algorithm (`pairwise_sum` in numpy's `loops_utils.h`):
 /// blocks of ≤128 values summed with 8 accumulators, larger ranges split in two.
@@ -80,83 +80,6 @@ pub(crate) fn var_of_chains(chains: &[&[f64]], ddof: usize) -> f64 {
     pairwise_sum(&partial) / (n as f64 - ddof as f64)
 }
 
-/// An empty `Vec` with room for `n` values, for the draw-sized buffers (tens of MB for
-/// millions of draws). On Linux the allocation is advised for transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)`, honoured where THP is in "madvise" or "always" mode): filling
-/// a fresh 32 MB buffer then takes 16 page faults instead of 8192, which measured ~20% of
-/// the time of the rank diagnostics on 4 × 10⁶ draws. Elsewhere, or for small `n`, it is
-/// `Vec::with_capacity`.
-pub(crate) fn big_vec<T>(n: usize) -> Vec<T> {
-    let v: Vec<T> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    advise_huge_pages(
-        v.as_ptr() as usize,
-        n.saturating_mul(std::mem::size_of::<T>()),
-    );
-    v
-}
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(addr: usize, len: usize) {
-    const HUGE: usize = 2 << 20;
-    if len < 2 * HUGE {
-        return;
-    }
-    // The 2 MB-aligned pages wholly inside the allocation.
-    let start = addr.next_multiple_of(HUGE);
-    let end = (addr + len) / HUGE * HUGE;
-    if end > start {
-        // SAFETY: [start, end) lies inside the allocation that `big_vec` just made and
-        // owns; MADV_HUGEPAGE changes only how the kernel backs those pages, never their
-        // contents or validity. The result is ignored: the advice is a hint, and a kernel
-        // without THP rejects it harmlessly.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-/// `n` copies of `value` in a [`big_vec`].
-pub(crate) fn big_vec_filled<T: Clone>(n: usize, value: T) -> Vec<T> {
-    let mut v = big_vec(n);
-    v.resize(n, value);
-    v
-}
-
-/// Number of worker threads worth using for `work` units (≥ 1).
-pub(crate) fn threads_for(work: usize, min_per_thread: usize) -> usize {
-    let avail = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    avail.min(work / min_per_thread.max(1)).max(1)
-}
-
-/// Run `f(offset, chunk)` over `data` cut into `threads` contiguous chunks, in parallel
-/// (scoped threads; the calling thread takes the first chunk).
-pub(crate) fn par_chunks_mut<T, F>(data: &mut [T], threads: usize, f: F)
-where
-    T: Send,
-    F: Fn(usize, &mut [T]) + Sync,
-{
-    if threads <= 1 || data.len() < 2 {
-        f(0, data);
-        return;
-    }
-    let chunk = data.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let mut chunks = data.chunks_mut(chunk).enumerate();
-        let first = chunks.next();
-        for (i, c) in chunks {
-            let f = &f;
-            s.spawn(move || f(i * chunk, c));
-        }
-        if let Some((_, c)) = first {
-            f(0, c);
-        }
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,16 +98,5 @@ mod tests {
         let a = [1.0, 2.0, 3.0, 4.0];
         assert!((var(&a, 1) - 5.0 / 3.0).abs() < 1e-15);
         assert!((var_of_chains(&[&a[..2], &a[2..]], 1) - 5.0 / 3.0).abs() < 1e-15);
-    }
-
-    #[test]
-    fn par_chunks_cover_everything() {
-        let mut v = vec![0usize; 1001];
-        par_chunks_mut(&mut v, 3, |off, c| {
-            for (i, x) in c.iter_mut().enumerate() {
-                *x = off + i;
-            }
-        });
-        assert!(v.iter().enumerate().all(|(i, &x)| i == x));
     }
 }
