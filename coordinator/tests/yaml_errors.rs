@@ -94,3 +94,49 @@ fn bad_profile_and_axis_are_refused() {
     let e = err(&GOOD.replace("burn_in: 5", "burn_in: 50"));
     assert!(e.contains("burn_in"), "{e}");
 }
+
+#[test]
+fn report_kind_typo_is_refused_before_any_chain_with_allowed_kinds() {
+    let e = err(&GOOD.replace(
+        "profiles:",
+        "report: [wood2006.fig3, wood2006.fig33]\nprofiles:",
+    ));
+    assert!(
+        e.starts_with("exp.yaml:17:"),
+        "points at the report line: {e}"
+    );
+    assert!(e.contains("wood2006.fig33"), "{e}");
+    assert!(
+        e.contains("wood2006.fig4") && e.contains("kurutmaz2019.cep"),
+        "lists the allowed kinds: {e}"
+    );
+    // A kind of another paper is refused too.
+    let e = err(&GOOD.replace("profiles:", "report: [kurutmaz2019.toy]\nprofiles:"));
+    assert!(e.contains("kurutmaz2019") && e.contains("wood2006"), "{e}");
+}
+
+#[test]
+fn monitor_that_the_model_does_not_trace_is_refused() {
+    let e = err(&GOOD.replace("profiles:", "monitor: [k_plus, kplus]\nprofiles:"));
+    assert!(e.starts_with("exp.yaml:17:"), "{e}");
+    assert!(e.contains("kplus") && e.contains("log_joint"), "{e}");
+}
+
+#[test]
+fn missing_data_file_is_refused_before_any_chain() {
+    let text = GOOD.replace(
+        "dataset: {kind: ibp_synthetic, n_observed: 4, n_trials: 10, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}",
+        "dataset: {kind: binary_csv, path: lucas/no_such_file.csv}",
+    );
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let e = plan_from_str(
+        Path::new("exp.yaml"),
+        &text,
+        ProfileName::Quick,
+        Some(&data),
+    )
+    .expect_err("a missing data file must be refused")
+    .to_string();
+    assert!(e.contains("no_such_file.csv"), "{e}");
+    assert!(e.contains("dataset.path"), "{e}");
+}

@@ -473,3 +473,66 @@ pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
 pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
     ms.iter().find(|m| m.name == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(df: &DataFrame) -> Vec<String> {
+        df.get_column_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect()
+    }
+
+    fn output(stat_names: &[&str]) -> ChainOutput {
+        let k = stat_names.len();
+        ChainOutput {
+            trace_names: vec!["log_marginal_likelihood".into()],
+            iterations: vec![1, 2, 3],
+            trace: vec![-1.0, -2.0, -3.0],
+            stat_names: stat_names.iter().map(|s| s.to_string()).collect(),
+            stats: (0..3 * k).map(|v| v as f64).collect(),
+            summary: vec![Matrix::scalar("log_marginal_likelihood", -2.0)],
+            elapsed_seconds: vec![0.1, 0.2, 0.3],
+        }
+    }
+
+    #[test]
+    fn sample_stats_are_stored_apart_from_the_draws() {
+        let dir = std::env::temp_dir().join(format!("causeway-rundir-{}", std::process::id()));
+        let rd = RunDir::create(&dir).expect("run dir");
+        rd.write_chain("with", &output(&["ess_min", "n_resamples"]))
+            .expect("write");
+        let trace = rd.read_trace("with").expect("trace");
+        assert_eq!(
+            names(&trace),
+            vec!["iteration", "log_marginal_likelihood"],
+            "the trace holds the draws only"
+        );
+        let stats = rd
+            .read_sample_stats("with")
+            .expect("read")
+            .expect("stats stored");
+        assert_eq!(names(&stats), vec!["iteration", "ess_min", "n_resamples"]);
+        let n = stats
+            .column("n_resamples")
+            .expect("column")
+            .f64()
+            .expect("f64");
+        assert_eq!(
+            n.into_no_null_iter().collect::<Vec<_>>(),
+            vec![1.0, 3.0, 5.0]
+        );
+        assert!(rd.chain_done("with"));
+        // A sampler without statistics writes no sample_stats file.
+        rd.write_chain("without", &output(&[])).expect("write");
+        assert!(rd.read_sample_stats("without").expect("read").is_none());
+        // Sizes that disagree are refused, not written.
+        let mut bad = output(&["ess_min"]);
+        bad.stats.pop();
+        assert!(rd.write_chain("bad", &bad).is_err());
+        assert!(!rd.chain_done("bad"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
