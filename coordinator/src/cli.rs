@@ -388,6 +388,31 @@ pub fn check_compare(
     rtol: f64,
     atol: f64,
 ) -> anyhow::Result<CheckReport> {
+    for (flag, v) in [("--rtol", rtol), ("--atol", atol)] {
+        if !(v.is_finite() && v >= 0.0) {
+            anyhow::bail!("{flag} {v}: a tolerance must be a finite number ≥ 0");
+        }
+    }
+    let report = check_compare_inner(run_dir, baseline, rtol, atol)?;
+    // A check that compared nothing proves nothing: an empty or header-only baseline, or a
+    // checks file without entries, is an error, not a pass.
+    let (ok, bad, _) = report.counts();
+    if ok + bad == 0 {
+        anyhow::bail!(
+            "{} compared nothing with {}: the baseline has no table rows or checks",
+            run_dir.display(),
+            baseline.display()
+        );
+    }
+    Ok(report)
+}
+
+fn check_compare_inner(
+    run_dir: &Path,
+    baseline: &Path,
+    rtol: f64,
+    atol: f64,
+) -> anyhow::Result<CheckReport> {
     if baseline.is_dir() {
         return Ok(check::compare_runs(run_dir, baseline, rtol, atol)?);
     }

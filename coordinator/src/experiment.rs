@@ -386,6 +386,7 @@ pub fn plan_from_str(
     let pos = Positions::index(text);
     let ctx = Ctx { file, pos: &pos };
     let model = registry::model(&ef.model).map_err(|e| ctx.err_at("model", e.message))?;
+    check_name(&ctx, &ef.name)?;
     let prof = match profile {
         ProfileName::Quick => &ef.profiles.quick,
         ProfileName::Paper => &ef.profiles.paper,
@@ -666,6 +667,28 @@ fn check_report_and_monitor(
         }
     }
     Ok(())
+}
+
+/// `name:` is the default run directory `runs/<name>/`: it must be one plain path component
+/// (letters, digits, `_`, `-`, `.`; not `.` or `..`), so a run cannot write outside `runs/`.
+fn check_name(ctx: &Ctx<'_>, name: &str) -> Result<(), ExperimentError> {
+    let plain = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if plain {
+        Ok(())
+    } else {
+        Err(ctx.err_at(
+            "name",
+            format!(
+                "name: {name:?} is not a plain directory name: use letters, digits, '_', '-' and \
+                 '.' (not '.' or '..'); it names the run directory runs/<name>/"
+            ),
+        ))
+    }
 }
 
 /// Validate the `checks:` entries (scalars only, a finite tolerance ≥ 0).

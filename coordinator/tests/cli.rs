@@ -127,3 +127,58 @@ fn output_into_a_closed_pipe_is_not_a_panic() {
         out.status
     );
 }
+
+/// `causeway check` that compared nothing is an error, not a pass; tolerances must be finite ≥ 0.
+#[test]
+fn check_that_compares_nothing_fails_and_bad_tolerances_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(run.join("tables")).expect("mkdir");
+    std::fs::write(run.join("tables/t.csv"), "a,b\n1,2\n").expect("write");
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "table,row,column,expected,tolerance\n").expect("write");
+    let out = Command::new(BIN)
+        .args(["check"])
+        .arg(&run)
+        .arg("--baseline")
+        .arg(&empty)
+        .output()
+        .expect("run causeway");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("compared nothing"), "{err}");
+    // A header-only baseline run directory compares nothing either.
+    let base = dir.path().join("base");
+    std::fs::create_dir_all(base.join("tables")).expect("mkdir");
+    std::fs::write(base.join("tables/t.csv"), "a,b\n").expect("write");
+    let out = Command::new(BIN)
+        .args(["check"])
+        .arg(&run)
+        .arg("--baseline")
+        .arg(&base)
+        .output()
+        .expect("run causeway");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    for tol in ["nan", "-1", "inf"] {
+        let out = Command::new(BIN)
+            .args(["check"])
+            .arg(&run)
+            .arg("--baseline")
+            .arg(&run)
+            .arg(format!("--rtol={tol}"))
+            .output()
+            .expect("run causeway");
+        assert_ne!(out.status.code(), Some(0), "--rtol={tol}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("finite number"), "--rtol={tol}: {err}");
+    }
+    // The same run against itself compares one row and passes.
+    let out = Command::new(BIN)
+        .args(["check"])
+        .arg(&run)
+        .arg("--baseline")
+        .arg(&run)
+        .output()
+        .expect("run causeway");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

@@ -140,3 +140,21 @@ fn missing_data_file_is_refused_before_any_chain() {
     assert!(e.contains("no_such_file.csv"), "{e}");
     assert!(e.contains("dataset.path"), "{e}");
 }
+
+#[test]
+fn names_that_are_not_one_plain_path_component_are_refused() {
+    for bad in ["../../X", "\"\"", "a/b", "..", "."] {
+        let e = err(&GOOD.replace("name: t", &format!("name: {bad}")));
+        assert!(e.starts_with("exp.yaml:1:"), "{bad}: {e}");
+        assert!(e.contains("plain directory name"), "{bad}: {e}");
+    }
+    assert!(
+        plan_from_str(
+            Path::new("exp.yaml"),
+            &GOOD.replace("name: t", "name: wood2006_fig3.v2-b"),
+            ProfileName::Quick,
+            None
+        )
+        .is_ok()
+    );
+}
