@@ -220,21 +220,35 @@ fn code_versions_after_resume(old: &Manifest, current: &str) -> Vec<String> {
     v
 }
 
-/// Write `experiment.yaml` and `manifest.json`; on a directory that already holds a run, refuse
-/// a different experiment and record the code versions that ran its chains.
-fn write_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<()> {
+/// The manifest a directory already holds, if any: refused (an error) if it is another
+/// experiment's.
+fn existing_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<Option<Manifest>> {
+    if !rd.manifest_path().exists() {
+        return Ok(None);
+    }
+    let old = rd
+        .read_manifest()
+        .with_context(|| format!("reading {}", rd.manifest_path().display()))?;
+    if old.cells != plan.manifest.cells || old.jobs != plan.manifest.jobs {
+        anyhow::bail!(
+            "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",
+            out.display()
+        );
+    }
+    Ok(Some(old))
+}
+
+/// Write `experiment.yaml` and `manifest.json` (with the code versions that ran the chains of
+/// a resumed run: those of `old`, then this one).
+fn write_manifest(
+    plan: &Plan,
+    rd: &RunDir,
+    out: &Path,
+    old: Option<&Manifest>,
+) -> anyhow::Result<()> {
     let mut manifest = plan.manifest.clone();
-    if rd.manifest_path().exists() {
-        let old = rd
-            .read_manifest()
-            .with_context(|| format!("reading {}", rd.manifest_path().display()))?;
-        if old.cells != manifest.cells || old.jobs != manifest.jobs {
-            anyhow::bail!(
-                "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",
-                out.display()
-            );
-        }
-        manifest.code_versions = code_versions_after_resume(&old, CODE_VERSION);
+    if let Some(old) = old {
+        manifest.code_versions = code_versions_after_resume(old, CODE_VERSION);
         if old.code_version != CODE_VERSION {
             tracing::warn!(
                 "resuming {} (started with code version {}) with code version {CODE_VERSION}: \
@@ -247,6 +261,54 @@ fn write_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<()> {
     causeway_results::rundir::write_atomic(&out.join("experiment.yaml"), plan.text.as_bytes())?;
     rd.write_manifest(&manifest)?;
     Ok(())
+}
+
+/// The exclusive lock of a run directory: `<out>/run.lock`, locked with the OS's file lock
+/// (flock on Unix) for as long as the returned file is open, and holding the owner's PID and
+/// host. A second `causeway run` on the same directory is refused, naming them; a lock left by
+/// a killed process is released by the OS, so the next run takes it over. (On network file
+/// systems without working locks, do not run twice on one directory.)
+pub fn lock_run_dir(out: &Path) -> anyhow::Result<std::fs::File> {
+    use std::io::{Read, Seek, Write};
+    let path = out.join("run.lock");
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match f.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut owner = String::new();
+            let _ = f.read_to_string(&mut owner);
+            let owner = owner.trim();
+            anyhow::bail!(
+                "{} is in use by another causeway run ({}): wait for it to finish or stop it, or \
+                 choose another --out",
+                out.display(),
+                if owner.is_empty() {
+                    "owner unknown"
+                } else {
+                    owner
+                }
+            );
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("locking {}", path.display()));
+        }
+    }
+    f.set_len(0)?;
+    f.rewind()?;
+    write!(
+        f,
+        "PID {} on host {}",
+        std::process::id(),
+        causeway_proto::node::hostname()
+    )?;
+    f.flush()?;
+    Ok(f)
 }
 
 /// The observed matrices of every (dataset, replicate), as shipped to workers.
@@ -288,24 +350,45 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let start = Instant::now();
     let model = registry::model(&plan.model).map_err(|e| anyhow::anyhow!("{e}"))?;
     let rd = RunDir::create(&opts.out)?;
+    // One run per directory at a time; the lock is released when this process ends, however.
+    let _lock = lock_run_dir(&opts.out)?;
     let jobs = Arc::new(plan.manifest.jobs.clone());
-    write_manifest(plan, &rd, &opts.out)?;
+    // What the directory holds is established before anything is written or adopted: the job
+    // table records the run identity, so a lost manifest.json cannot let another experiment
+    // adopt these chains.
+    let old = existing_manifest(plan, &rd, &opts.out)?;
+    let job_ids: Vec<String> = jobs.iter().map(|j| j.job_id.clone()).collect();
+    let mut table = JobStore::open(
+        &opts.out,
+        &job_ids,
+        &plan.manifest.identity(),
+        old.is_some(),
+    )?;
+    drop(job_ids);
+    write_manifest(plan, &rd, &opts.out, old.as_ref())?;
     let shipped = build_datasets(plan, model, &rd)?;
     let build = job_builder(plan, jobs.clone(), &shipped)?;
     drop(shipped);
 
     // The job table, reconciled with the result files already on disk.
-    let job_ids: Vec<String> = jobs.iter().map(|j| j.job_id.clone()).collect();
-    let mut table = JobStore::open(&opts.out, &job_ids)?;
-    drop(job_ids);
     let pending = {
         let chains = file_names(&opts.out.join("chains"));
         let timing = file_names(&opts.out.join("timing"));
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
-            chains.contains(&format!("{id}.trace.parquet"))
+            let present = chains.contains(&format!("{id}.trace.parquet"))
                 && chains.contains(&format!("{id}.summary.parquet"))
-                && timing.contains(&format!("{id}.parquet"))
+                && timing.contains(&format!("{id}.parquet"));
+            // A present file is adopted only if it is a complete Parquet file; a damaged chain
+            // runs again, and says so.
+            present
+                && match rd.chain_defect(id) {
+                    None => true,
+                    Some(why) => {
+                        eprintln!("warning: chain {id} is damaged and runs again: {why}");
+                        false
+                    }
+                }
         })?
     };
     let skipped = jobs.len() - pending.len();
@@ -532,13 +615,14 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         .into_iter()
         .filter(|s| s.state != JobState::Done)
         .collect();
-    if opts.report && !interrupted {
-        if let Err(e) = causeway_results::report::build(&rd) {
-            if failed.is_empty() {
-                return Err(e).context("building tables");
-            }
-            tracing::warn!("building tables with failed chains: {e:#}");
+    if opts.report
+        && !interrupted
+        && let Err(e) = causeway_results::report::build(&rd)
+    {
+        if failed.is_empty() {
+            return Err(e).context("building tables");
         }
+        tracing::warn!("building tables with failed chains: {e:#}");
     }
     Ok(RunSummary {
         out: opts.out.clone(),

@@ -118,6 +118,24 @@ pub enum JobTableError {
         found: usize,
         expected: usize,
     },
+    /// The table was made for another plan (its run identity differs).
+    #[error(
+        "{path}: holds another experiment (run identity {found}, this plan's is {expected}); \
+         choose another --out or remove the directory"
+    )]
+    OtherRun {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    /// The table has no run identity (made by an older causeway) and nothing else vouches
+    /// for it.
+    #[error(
+        "{path}: cannot establish which experiment this run directory holds (its job table has \
+         no run identity and manifest.json is missing or differs); choose another --out or \
+         remove the directory"
+    )]
+    NoIdentity { path: PathBuf },
     #[error("the job table's writer thread stopped")]
     WriterGone,
 }
@@ -176,7 +194,17 @@ pub struct JobStore {
 impl JobStore {
     /// Open (or create) `<dir>/jobs.sqlite` and make sure it holds exactly `job_ids`, in order
     /// (row `i` is job `i` of the plan).
-    pub fn open(dir: &Path, job_ids: &[String]) -> Result<Self, JobTableError> {
+    /// `identity` is the plan's run identity (`Manifest::identity`): a new table records it, an
+    /// existing one must hold the same, so a directory whose manifest was lost can still not
+    /// adopt another experiment's chains. A table from before identities existed is accepted
+    /// only if `manifest_matches` (the caller compared `manifest.json` with the plan), and then
+    /// gets the identity.
+    pub fn open(
+        dir: &Path,
+        job_ids: &[String],
+        identity: &str,
+        manifest_matches: bool,
+    ) -> Result<Self, JobTableError> {
         let path = dir.join(DB_FILE);
         let sq = |source| JobTableError::Sqlite {
             path: path.clone(),
@@ -199,12 +227,38 @@ impl JobStore {
                 error TEXT NOT NULL DEFAULT '',
                 started REAL,
                 finished REAL
-            );",
+            );
+            CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
         )
         .map_err(sq)?;
         let found = conn
             .query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get::<_, i64>(0))
             .map_err(sq)? as usize;
+        let stored: Option<String> = conn
+            .query_row("SELECT value FROM run WHERE key = 'identity'", [], |r| {
+                r.get(0)
+            })
+            .ok();
+        match &stored {
+            Some(s) if s != identity => {
+                return Err(JobTableError::OtherRun {
+                    path,
+                    found: s.clone(),
+                    expected: identity.to_string(),
+                });
+            }
+            None if found > 0 && !manifest_matches => {
+                return Err(JobTableError::NoIdentity { path });
+            }
+            _ => {}
+        }
+        if stored.is_none() {
+            conn.execute(
+                "INSERT OR REPLACE INTO run (key, value) VALUES ('identity', ?1)",
+                [identity],
+            )
+            .map_err(sq)?;
+        }
         if found == 0 {
             let tx = conn.transaction().map_err(sq)?;
             {
@@ -281,7 +335,10 @@ impl JobStore {
                     (JobState::Done, true) => {}
                     (JobState::Done, false) => {
                         to_pending
-                            .execute(params![i as i64, "result files were missing: run again"])
+                            .execute(params![
+                                i as i64,
+                                "result files were missing or damaged: run again"
+                            ])
                             .map_err(sq)?;
                         todo.push(i);
                     }
@@ -684,7 +741,7 @@ mod tests {
     #[test]
     fn events_are_committed_and_idempotent() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = JobStore::open(dir.path(), &ids(4)).expect("open");
+        let store = JobStore::open(dir.path(), &ids(4), "plan-a", false).expect("open");
         let w = store.into_writer();
         w.send(Event::Started {
             index: 0,
@@ -720,7 +777,12 @@ mod tests {
         assert_eq!(st[1].state, JobState::Pending);
         drop(store);
         // Reopening with another plan is refused.
-        assert!(JobStore::open(dir.path(), &ids(5)).is_err());
-        assert!(JobStore::open(dir.path(), &ids(4)).is_ok());
+        assert!(JobStore::open(dir.path(), &ids(5), "plan-a", false).is_err());
+        assert!(JobStore::open(dir.path(), &ids(4), "plan-a", false).is_ok());
+        // Another plan's identity is refused even with the same job ids.
+        let e = JobStore::open(dir.path(), &ids(4), "plan-b", true)
+            .err()
+            .expect("another plan must be refused");
+        assert!(e.to_string().contains("another experiment"), "{e}");
     }
 }

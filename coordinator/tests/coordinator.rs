@@ -8,4 +8,5 @@ mod cli;
 mod cli_security;
 mod durability;
 mod fuzz_yaml;
+mod integrity;
 mod yaml_errors;

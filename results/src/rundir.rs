@@ -128,6 +128,19 @@ pub struct Manifest {
     pub jobs: Vec<JobRecord>,
 }
 
+impl Manifest {
+    /// The run's identity: a stable hash (FNV-1a, 16 hex digits) of its cells and its chains
+    /// with their seeds, i.e. of everything that decides what the stored chains are. Two plans
+    /// with the same identity produce the same chains; the job table records it.
+    pub fn identity(&self) -> String {
+        let canonical = serde_json::json!({"cells": self.cells, "jobs": self.jobs}).to_string();
+        format!(
+            "{:016x}",
+            causeway_papers::stable_hash(canonical.as_bytes())
+        )
+    }
+}
+
 /// A run directory on disk.
 #[derive(Debug, Clone)]
 pub struct RunDir {
@@ -232,6 +245,25 @@ impl RunDir {
 
     /// Whether all of a job's files (trace, summary, timing) are on disk. Each is renamed into
     /// place whole, and timing is written last, so then the chain is completely stored.
+    /// Why a stored chain cannot be adopted, if it cannot: a file missing, or one that is not
+    /// a complete Parquet file (checked from its frame: `PAR1` at both ends and a footer length
+    /// that fits, which a truncated or overwritten file fails). Cheap enough to run on every
+    /// chain of a resumed run.
+    pub fn chain_defect(&self, job_id: &str) -> Option<String> {
+        let stats = self.sample_stats_path(job_id);
+        let mut files = vec![
+            self.trace_path(job_id),
+            self.summary_path(job_id),
+            self.timing_path(job_id),
+        ];
+        if stats.exists() {
+            files.push(stats);
+        }
+        files
+            .iter()
+            .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
+    }
+
     pub fn chain_done(&self, job_id: &str) -> bool {
         self.trace_path(job_id).exists()
             && self.summary_path(job_id).exists()
@@ -305,6 +337,43 @@ impl RunDir {
         .map_err(pl_err(&path))?;
         write_csv(&path, &mut df)
     }
+}
+
+/// Why `path` is not a complete Parquet file (`None` if its frame is sound): missing, shorter
+/// than a header and footer, without the `PAR1` magic at either end, or with a footer length
+/// that does not fit in the file.
+pub fn parquet_frame_defect(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return Some(e.to_string()),
+    };
+    let len = match f.metadata() {
+        Ok(m) => m.len(),
+        Err(e) => return Some(e.to_string()),
+    };
+    if len < 12 {
+        return Some(format!("{len} bytes is too short for a Parquet file"));
+    }
+    let mut head = [0u8; 4];
+    let mut tail = [0u8; 8];
+    let read = f
+        .read_exact(&mut head)
+        .and_then(|_| f.seek(SeekFrom::End(-8)))
+        .and_then(|_| f.read_exact(&mut tail));
+    if let Err(e) = read {
+        return Some(e.to_string());
+    }
+    if &head != b"PAR1" || &tail[4..] != b"PAR1" {
+        return Some("not a complete Parquet file (no PAR1 magic at both ends)".into());
+    }
+    let footer = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) as u64;
+    if footer + 12 > len {
+        return Some(format!(
+            "not a complete Parquet file (footer of {footer} bytes in a {len}-byte file)"
+        ));
+    }
+    None
 }
 
 /// `iteration` + one f64 column per name, from row-major `values` (`iterations.len()` rows ×

@@ -137,7 +137,7 @@ impl<'a> Draws<'a> {
         if n_chains == 0 {
             return Err(DiagnosticsError::NoChains);
         }
-        if data.len() % n_chains != 0 {
+        if !data.len().is_multiple_of(n_chains) {
             return Err(DiagnosticsError::ShapeMismatch {
                 len: data.len(),
                 n_chains,

@@ -197,7 +197,7 @@ fn middles(draws: &Draws) -> Vec<f64> {
 /// draws, adding back the middle draws that splitting drops when N is odd.
 fn tail_quantiles_sorted(draws: &Draws, ranked: &Ranked, tail: TailProbs) -> (f64, f64) {
     let all_sorted;
-    let all: &[f64] = if draws.n_draws() % 2 == 0 {
+    let all: &[f64] = if draws.n_draws().is_multiple_of(2) {
         &ranked.sorted.vals
     } else {
         all_sorted = full_sorted(&ranked.sorted, &middles(draws));

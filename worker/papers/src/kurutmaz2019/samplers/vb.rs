@@ -293,10 +293,10 @@ impl Sampler for VbSampler {
     }
 
     fn accumulate(&mut self) {
-        if let Some(l) = &self.last {
-            if self.best.as_ref().is_none_or(|b| l.elbo > b.elbo) {
-                self.best = Some(l.clone());
-            }
+        if let Some(l) = &self.last
+            && self.best.as_ref().is_none_or(|b| l.elbo > b.elbo)
+        {
+            self.best = Some(l.clone());
         }
     }
 

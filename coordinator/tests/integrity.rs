@@ -1,0 +1,143 @@
+//! A run directory's integrity (issue 11): what a directory holds is established before anything
+//! is adopted (the run identity lives in jobs.sqlite, not only in manifest.json), one run at a
+//! time holds a directory (a lock naming its owner), and a damaged chain file is run again.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_causeway");
+
+/// 2 cells × 1 replicate × 2 chains, each chain a few milliseconds.
+const YAML: &str = r#"
+name: integrity
+model: wood2006
+seed: 21
+chains: 2
+replicates: 1
+run: {iterations: 30}
+params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}
+dataset: {kind: ibp_synthetic, n_observed: 6, n_trials: 40, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+grid:
+  product:
+    dataset.k_plus: [1, 2]
+monitor: [k_plus]
+report: [wood2006.fig3]
+profiles: {quick: {}, paper: {}}
+"#;
+
+fn yaml(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write yaml");
+    p
+}
+
+fn run(yaml: &Path, out: &Path) -> Output {
+    Command::new(BIN)
+        .arg("run")
+        .arg(yaml)
+        .arg("--out")
+        .arg(out)
+        .args(["--local-workers", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run causeway")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn a_lost_manifest_does_not_let_another_experiment_adopt_the_chains() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "a.yaml", YAML);
+    let out = dir.path().join("R");
+    let first = run(&y, &out);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    std::fs::remove_file(out.join("manifest.json")).expect("rm manifest");
+    // Another seed: other chains. On main this printed "0 run, 4 already stored", rc 0.
+    let other = yaml(dir.path(), "b.yaml", &YAML.replace("seed: 21", "seed: 7"));
+    let refused = run(&other, &out);
+    assert_ne!(refused.status.code(), Some(0), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("another experiment"),
+        "{}",
+        text(&refused)
+    );
+    // The same experiment resumes: nothing to run, the manifest is written again.
+    let again = run(&y, &out);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains("0 run, 4 already stored"),
+        "{}",
+        text(&again)
+    );
+    assert!(out.join("manifest.json").exists());
+}
+
+#[test]
+fn a_directory_in_use_is_refused_naming_its_owner_and_released_when_the_owner_ends() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "a.yaml", YAML);
+    let out = dir.path().join("R");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let lock = causeway_coordinator::runner::lock_run_dir(&out).expect("lock");
+    let refused = run(&y, &out);
+    assert_ne!(refused.status.code(), Some(0), "{}", text(&refused));
+    let msg = text(&refused);
+    assert!(msg.contains("in use by another causeway run"), "{msg}");
+    assert!(
+        msg.contains(&format!("PID {}", std::process::id())),
+        "names the owner: {msg}"
+    );
+    assert!(
+        !out.join("chains").exists()
+            || std::fs::read_dir(out.join("chains")).map_or(0, |d| d.count()) == 0
+    );
+    drop(lock);
+    let ok = run(&y, &out);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+}
+
+#[test]
+fn a_damaged_chain_file_is_run_again_with_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "a.yaml", YAML);
+    let out = dir.path().join("R");
+    let first = run(&y, &out);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let trace = out.join("chains/cell1-rep0-chain1.trace.parquet");
+    let good = std::fs::read(&trace).expect("read trace");
+    // 300 bytes of noise in place of the file (deterministic, not /dev/urandom).
+    let noise: Vec<u8> = (0..300u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&trace, &noise).expect("corrupt");
+    let again = run(&y, &out);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let msg = text(&again);
+    assert!(
+        msg.contains("cell1-rep0-chain1") && msg.contains("damaged"),
+        "{msg}"
+    );
+    assert!(msg.contains("1 run, 3 already stored"), "{msg}");
+    assert_eq!(
+        std::fs::read(&trace).expect("read"),
+        good,
+        "rerun is byte-identical"
+    );
+    // A truncated file is caught too.
+    std::fs::write(&trace, &good[..good.len() - 5]).expect("truncate");
+    let third = run(&y, &out);
+    assert_eq!(third.status.code(), Some(0), "{}", text(&third));
+    assert!(
+        text(&third).contains("1 run, 3 already stored"),
+        "{}",
+        text(&third)
+    );
+    assert_eq!(std::fs::read(&trace).expect("read"), good);
+}
