@@ -7,6 +7,23 @@
 //! built from configuration codes in O(n) (a hash of codes, then a sort of the m ≤ n occupied ones),
 //! so an empty configuration costs nothing anywhere downstream (issue: "empty parent
 //! configurations contribute exactly 0 and must cost nothing").
+//!
+//! Sources of data (issue 16, "Data and inputs"), each in its own file and re-exported here:
+//! [`csv`] (discrete CSV files), [`bif`] (BIF networks and ancestral sampling), [`synthetic`]
+//! (the generators of §5.1, §5.3 and supplement E), [`metabric`] (§6's preprocessing), and
+//! [`spec`] (the YAML `dataset` section: [`parse_dataset`], [`DatasetSpec::build`]).
+
+pub mod bif;
+pub mod csv;
+pub mod metabric;
+pub mod spec;
+pub mod synthetic;
+
+pub use bif::{BifNetwork, BifVariable};
+pub use csv::{CsvOptions, CsvRecords, read_discrete_csv};
+pub use metabric::{METABRIC_VARIABLES, read_metabric};
+pub use spec::{DatasetSpec, parse_dataset, truth_matrices};
+pub use synthetic::{LevelsMode, Synthetic, TrueCpt, TwoParentTruth};
 
 use std::collections::HashMap;
 
@@ -187,6 +204,43 @@ impl DiscreteData {
             parts.push(format!("{}={}", self.names[p], self.levels[p][x]));
         }
         parts.join(";")
+    }
+
+    /// The variables `keep`, in that order (indices into `self`; each must be `< p`).
+    pub fn select(&self, keep: &[usize]) -> DiscreteData {
+        DiscreteData {
+            names: keep.iter().map(|&j| self.names[j].clone()).collect(),
+            levels: keep.iter().map(|&j| self.levels[j].clone()).collect(),
+            columns: keep.iter().map(|&j| self.columns[j].clone()).collect(),
+        }
+    }
+
+    /// The same data with every variable's unobserved levels removed (codes renumbered, labels
+    /// and their order kept): R's `factor()` on the data (issue 16, `levels: present`). A variable
+    /// may be left with a single level.
+    pub fn drop_absent_levels(&self) -> DiscreteData {
+        let mut out = self.clone();
+        for (lv, col) in out.levels.iter_mut().zip(out.columns.iter_mut()) {
+            let mut seen = vec![false; lv.len()];
+            for &x in col.iter() {
+                seen[x as usize] = true;
+            }
+            let mut map = vec![0u16; lv.len()];
+            let mut next = 0u16;
+            for (c, &s) in seen.iter().enumerate() {
+                map[c] = next;
+                next += u16::from(s);
+            }
+            for x in col.iter_mut() {
+                *x = map[*x as usize];
+            }
+            let mut c = 0;
+            lv.retain(|_| {
+                c += 1;
+                seen[c - 1]
+            });
+        }
+        out
     }
 
     /// As shipped to workers: the observed matrix `x` (n × p, codes as f64, column names = the
