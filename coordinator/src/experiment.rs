@@ -27,11 +27,11 @@
 //! ```
 //! Every error names the file, line and column, and the allowed values where there is a set.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use causeway_papers::{DataContext, ParamError, RunSpec, registry, stable_hash};
+use causeway_papers::{DataContext, ParamError, RunSpec, dataset_rng, registry, stable_hash};
 use causeway_proto::wire::CODE_VERSION;
 use causeway_results::check::{Expected, ExpectedValue};
 use causeway_results::rundir::{CellRecord, JobRecord, Manifest, SeedRecord};
@@ -533,7 +533,7 @@ pub fn plan_from_str(
     let data_ctx = DataContext {
         data_dir: data_dir.clone(),
     };
-    let mut data_checked = HashSet::new();
+    let mut first_replicates: HashMap<u64, causeway_papers::Dataset> = HashMap::new();
     let mut cells = Vec::with_capacity(n_cells);
     let base = (params, dataset);
     for index in 0..n_cells {
@@ -587,8 +587,19 @@ pub fn plan_from_str(
                 .to_string()
                 .as_bytes(),
         );
-        if data_checked.insert(dkey)
-            && let Err(e) = model.check_data(&dataset_json, &data_ctx)
+        // Every dataset is built (files read, synthetic data drawn) once, here, so a missing
+        // or malformed file, or params that do not fit the data, stop the run before any chain.
+        if let std::collections::hash_map::Entry::Vacant(slot) = first_replicates.entry(dkey) {
+            let mut rng = dataset_rng(ef.seed, dkey, 0);
+            match model.dataset(&dataset_json, &data_ctx, &mut rng) {
+                Ok(d) => {
+                    slot.insert(d);
+                }
+                Err(e) => return Err(located(&ctx, &cell_origins, e, &axes_json)),
+            }
+        }
+        if let Some(data) = first_replicates.get(&dkey)
+            && let Err(e) = model.check_cell(&params_json, data)
         {
             return Err(located(&ctx, &cell_origins, e, &axes_json));
         }

@@ -17,6 +17,7 @@ use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
 
 pub mod cost;
 pub mod figures;
+pub mod hidden2025;
 pub mod kurutmaz2019;
 pub mod wood2006;
 

@@ -54,6 +54,12 @@ pub trait Sampler: Send {
     /// Names of the scalars recorded in each trace row (standard names: `k_plus`, `log_joint`,
     /// `alpha`, `log_marginal_likelihood`, ...).
     fn trace_names(&self) -> Vec<String>;
+    /// Called once by the chain driver before the first step, with the run's length: a sampler
+    /// that adapts (step sizes) during burn-in freezes its adaptation after `spec.burn_in`
+    /// iterations. Default: nothing.
+    fn begin(&mut self, spec: &RunSpec) {
+        let _ = spec;
+    }
     /// One transition: an MCMC sweep, a VB/EM iteration, or a whole SMC run.
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError>;
     /// Append the current state's trace scalars to `row`, in [`Sampler::trace_names`] order.
@@ -133,6 +139,7 @@ pub fn run_chain_cancellable(
         elapsed_seconds: Vec::new(),
     };
     let start = Instant::now();
+    sampler.begin(spec);
     let mut row = Vec::with_capacity(out.trace_names.len());
     for it in 1..=spec.iterations {
         if cancel.load(Ordering::Relaxed) {

@@ -27,10 +27,12 @@ pub trait Model: Send + Sync {
     /// under `monitor:` (R-hat and ESS per cell). Checked before any chain runs.
     fn monitors(&self) -> &'static [&'static str];
 
-    /// Check that the files a `dataset` spec reads exist under `ctx` (real data), before any
-    /// chain runs; synthetic specs read nothing. Errors carry the path `dataset.<key>`.
-    fn check_data(&self, dataset: &Value, ctx: &DataContext) -> Result<(), ParamError> {
-        let _ = (dataset, ctx);
+    /// Check a cell's `params` against its data (the first replicate of its dataset, built by
+    /// the coordinator before any chain runs): what cannot be checked without the data, such as
+    /// a node's number of categories or a column name. Errors carry the path `params.<key>`.
+    /// Default: nothing to check.
+    fn check_cell(&self, params: &Value, data: &Dataset) -> Result<(), ParamError> {
+        let _ = (params, data);
         Ok(())
     }
 
@@ -56,6 +58,7 @@ pub trait Model: Send + Sync {
 pub static MODELS: &[&dyn Model] = &[
     &crate::wood2006::Wood2006,
     &crate::kurutmaz2019::Kurutmaz2019,
+    &crate::hidden2025::Hidden2025,
 ];
 
 /// Look a model up by name. The error lists the allowed names.

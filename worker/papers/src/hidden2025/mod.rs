@@ -14,3 +14,81 @@ pub mod equations;
 pub mod evaluation;
 pub mod params;
 pub mod samplers;
+
+use serde_json::Value;
+
+use crate::chain::{Sampler, SamplerError};
+use crate::data::{DataContext, Dataset};
+use crate::params::ParamError;
+use crate::registry::Model;
+use crate::seed::ChainRng;
+use datasets::DiscreteData;
+use params::{Method, Params};
+use samplers::{ExactSampler, HiddenSampler};
+
+/// Registry entry for this paper (`model: hidden2025`).
+pub struct Hidden2025;
+
+impl Model for Hidden2025 {
+    fn name(&self) -> &'static str {
+        "hidden2025"
+    }
+
+    /// Parse and range-check `params` ([`Params::from_value`]) and `dataset`
+    /// ([`datasets::parse_dataset`]); the checks that need the data are in
+    /// [`Model::check_cell`].
+    fn validate(&self, params: &Value, dataset: &Value) -> Result<(), ParamError> {
+        Params::from_value("params", params)?;
+        datasets::parse_dataset(dataset)?;
+        Ok(())
+    }
+
+    fn monitors(&self) -> &'static [&'static str] {
+        &[
+            "log_posterior",
+            "n_parents",
+            "log_evidence",
+            "t_0",
+            "t_1",
+            "t_2",
+            "t_3",
+        ]
+    }
+
+    /// Resolve `params` against the data: the node, parents and candidates are columns, the
+    /// node is not its own parent, `step_sizes` and `t0` have k_j values, `exact` has k_j ≤ 3.
+    fn check_cell(&self, params: &Value, data: &Dataset) -> Result<(), ParamError> {
+        let p = Params::from_value("params", params)?;
+        let d = DiscreteData::from_matrices(&data.observed)
+            .map_err(|e| ParamError::new("dataset", e))?;
+        p.resolve("params", &d)?;
+        Ok(())
+    }
+
+    /// Build a replicate (see [`datasets::DatasetSpec::build`]).
+    fn dataset(
+        &self,
+        dataset: &Value,
+        ctx: &DataContext,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError> {
+        datasets::parse_dataset(dataset)?.build(ctx, rng)
+    }
+
+    /// [`HiddenSampler`] (Algorithm 1, or 1 + 2) or [`ExactSampler`] on the observed discrete
+    /// data (`x`, n × p codes, with its `levels:<name>` matrices).
+    fn sampler(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        let p =
+            Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
+        let d = DiscreteData::from_matrices(&data.observed).map_err(SamplerError::Input)?;
+        Ok(match p.method {
+            Method::Exact => Box::new(ExactSampler::new(&d, &p)?),
+            Method::Mala | Method::Edges => Box::new(HiddenSampler::new(&d, &p, rng)?),
+        })
+    }
+}

@@ -123,15 +123,6 @@ impl Model for Kurutmaz2019 {
         &["log_marginal_likelihood", "log_joint", "elbo"]
     }
 
-    /// CEP and Abalone: reads and parses the file (and finds the pair).
-    fn check_data(&self, dataset: &Value, ctx: &DataContext) -> Result<(), ParamError> {
-        match datasets::parse_dataset(dataset)? {
-            datasets::DatasetSpec::Cep(s) => datasets::cep(&s, ctx).map(drop),
-            datasets::DatasetSpec::Abalone(s) => datasets::abalone(&s, ctx).map(drop),
-            datasets::DatasetSpec::Synthetic(..) => Ok(()),
-        }
-    }
-
     fn dataset(
         &self,
         dataset: &Value,

@@ -93,16 +93,6 @@ impl Model for Wood2006 {
         ]
     }
 
-    /// `binary_csv`: reads and parses the file (the random stream is not used).
-    fn check_data(&self, dataset: &Value, ctx: &DataContext) -> Result<(), ParamError> {
-        match DatasetSpec::from_json(dataset)? {
-            spec @ DatasetSpec::BinaryCsv(_) => spec
-                .build(ctx, &mut crate::seed::dataset_rng(0, 0, 0))
-                .map(drop),
-            DatasetSpec::IbpSynthetic(_) | DatasetSpec::FixedStructure(_) => Ok(()),
-        }
-    }
-
     /// Build a replicate (see [`datasets`]).
     fn dataset(
         &self,

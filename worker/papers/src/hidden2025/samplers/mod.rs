@@ -357,6 +357,11 @@ impl HiddenSampler {
 }
 
 impl Sampler for HiddenSampler {
+    /// Adaptation (if `adapt` is set) runs during the first `spec.burn_in` iterations exactly.
+    fn begin(&mut self, spec: &crate::chain::RunSpec) {
+        self.adapt_until = Some(spec.burn_in);
+    }
+
     fn trace_names(&self) -> Vec<String> {
         let mut v = vec!["log_posterior".to_string(), "n_parents".to_string()];
         v.extend((0..self.cfg.k).map(|x| format!("t_{x}")));
