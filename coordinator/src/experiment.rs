@@ -459,6 +459,19 @@ pub fn plan_from_str(
             let ypath = format!("{prefix}.product.{key}");
             check_axis_key(&ctx, &key, &ypath)?;
             let vals = axis_values(&ctx, v, &ypath)?;
+            // A repeated value would make two identical cells (the same seeds, the same chains).
+            for (j, b) in vals.iter().enumerate() {
+                if let Some(i) = vals[..j].iter().position(|a| a == b) {
+                    return Err(ctx.err_at(
+                        &format!("{ypath}[{j}]"),
+                        format!(
+                            "duplicate grid value {} (also at position {i}): it would make two \
+                             identical cells",
+                            key_str(b)
+                        ),
+                    ));
+                }
+            }
             match product_index.get(&key) {
                 Some(&i) => product[i] = (key.clone(), ypath, vals),
                 None => {
@@ -497,8 +510,38 @@ pub fn plan_from_str(
             len = Some(vals.len());
             axes.push((key, ypath, vals));
         }
+        // Within a zip group the tuples must differ (one axis may repeat a value).
+        let n = len.unwrap_or(0);
+        for j in 0..n {
+            if let Some(i) = (0..j).find(|&i| axes.iter().all(|a| a.2[i] == a.2[j])) {
+                return Err(ctx.err_at(
+                    &format!("{}[{j}]", axes[0].1),
+                    format!(
+                        "zip entry {j} repeats entry {i} on every axis: it would make two \
+                         identical cells"
+                    ),
+                ));
+            }
+        }
         if !axes.is_empty() {
             zips.push(axes);
+        }
+    }
+
+    // An axis belongs to one place: the product, or one zip group.
+    let mut zip_keys: HashMap<&str, &str> = HashMap::new();
+    for (key, ypath, _) in zips.iter().flatten() {
+        if product_index.contains_key(key) {
+            return Err(ctx.err_at(
+                ypath,
+                format!("{key} is an axis of both product and zip: list it in one of them"),
+            ));
+        }
+        if let Some(other) = zip_keys.insert(key, ypath) {
+            return Err(ctx.err_at(
+                ypath,
+                format!("{key} is an axis of two zip groups (also at {other}): list it once"),
+            ));
         }
     }
 

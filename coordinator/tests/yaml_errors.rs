@@ -158,3 +158,40 @@ fn names_that_are_not_one_plain_path_component_are_refused() {
         .is_ok()
     );
 }
+
+#[test]
+fn duplicate_axis_values_and_axes_in_both_product_and_zip_are_refused() {
+    let e = err(&GOOD.replace("[0.5, 0.9]", "[0.5, 0.9, 0.5]"));
+    assert!(e.starts_with("exp.yaml:16:"), "{e}");
+    assert!(e.contains("duplicate grid value 0.5"), "{e}");
+    let both = GOOD.replace(
+        "    params.lambda: [0.5, 0.9]\n",
+        "    params.lambda: [0.5, 0.9]\n  zip:\n    - params.lambda: [0.7, 0.8]\n      params.p: [0.1, 0.2]\n",
+    );
+    let e = err(&both);
+    assert!(e.contains("both product and zip"), "{e}");
+    assert!(e.starts_with("exp.yaml:18:"), "points at the zip axis: {e}");
+}
+
+#[test]
+fn repeated_zip_entries_are_refused_but_a_repeated_value_in_one_zip_axis_is_not() {
+    let zip = |m: &str, p: &str| {
+        GOOD.replace(
+            "    params.lambda: [0.5, 0.9]\n",
+            &format!(
+                "    params.lambda: [0.5, 0.9]\n  zip:\n    - params.alpha: [{m}]\n      params.p: [{p}]\n"
+            ),
+        )
+    };
+    assert!(
+        plan_from_str(
+            Path::new("exp.yaml"),
+            &zip("1.0, 1.0", "0.1, 0.2"),
+            ProfileName::Quick,
+            None
+        )
+        .is_ok()
+    );
+    let e = err(&zip("1.0, 1.0", "0.1, 0.1"));
+    assert!(e.contains("repeats entry 0"), "{e}");
+}
