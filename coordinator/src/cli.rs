@@ -47,18 +47,18 @@ enum Command {
         /// resumes: chains already stored are not run again.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Number of local gRPC workers on 127.0.0.1 [default: one per core].
-        #[arg(long)]
-        local_workers: Option<usize>,
+        /// Number of local gRPC workers on 127.0.0.1 (≥ 1) [default: one per core].
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+        local_workers: Option<u64>,
         /// Use these remote workers instead of local ones: host:port,host:port,...
         #[arg(long, value_delimiter = ',')]
         workers: Option<Vec<String>>,
         /// Directory of real datasets [default: data_dir in the YAML, else ../../data from it].
         #[arg(long)]
         data_dir: Option<PathBuf>,
-        /// Attempts per chain (failed RPCs, lost leases and model failures alike) before it is
-        /// marked failed.
-        #[arg(long, default_value_t = 3)]
+        /// Attempts per chain (failed RPCs and lost leases; a deterministic model failure is
+        /// not retried) before it is marked failed (≥ 1).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
         max_attempts: u32,
         /// Seconds a running chain's stream may stay silent before the chain is taken back and
         /// run elsewhere (workers send a heartbeat every second).
@@ -210,14 +210,14 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             let out = out.unwrap_or_else(|| runner::default_out(&plan));
             let workers = match (workers, local_workers) {
                 (Some(list), _) if !list.is_empty() => Workers::Remote(list),
-                (_, Some(n)) => Workers::Local(n),
+                (_, Some(n)) => Workers::Local(n as usize),
                 // --listen alone: wait for workers to register.
                 _ if listen.is_some() => Workers::Local(0),
                 _ => Workers::Local(runner::default_local_workers()),
             };
             let opts = RunOptions {
                 dispatch: DispatchOptions {
-                    max_attempts: max_attempts.max(1),
+                    max_attempts,
                     lease_timeout: seconds(lease_timeout, "--lease-timeout")?,
                 },
                 progress: true,

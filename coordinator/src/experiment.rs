@@ -861,8 +861,32 @@ fn set_path(target: &mut Value, parts: &[String], val: Value) {
 }
 
 fn to_json(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<serde_json::Value, ExperimentError> {
+    // JSON has no infinities or NaN: serde_json would turn `.inf` into null, and the model would
+    // then say "invalid type: null". Say what is wrong, at the value.
+    if let Some(at) = non_finite(v, ypath) {
+        return Err(ctx.err_at(
+            &at,
+            format!("{at}: non-finite numbers (.inf, .nan) are not allowed"),
+        ));
+    }
     serde_json::to_value(v)
         .map_err(|e| ctx.err_at(ypath, format!("cannot be represented as data: {e}")))
+}
+
+/// The YAML path of the first non-finite number in `v` (paths as [`Positions`] names them).
+fn non_finite(v: &Value, path: &str) -> Option<String> {
+    match v {
+        Value::Number(n) if n.as_f64().is_some_and(|x| !x.is_finite()) => Some(path.to_string()),
+        Value::Sequence(s) => s
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
+        Value::Mapping(m) => m
+            .iter()
+            .find_map(|(k, x)| non_finite(x, &format!("{path}.{}", key_str(k)))),
+        Value::Tagged(t) => non_finite(&t.value, path),
+        _ => None,
+    }
 }
 
 fn strip_location(msg: &str) -> String {

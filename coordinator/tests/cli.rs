@@ -182,3 +182,56 @@ fn check_that_compares_nothing_fails_and_bad_tolerances_are_refused() {
         .expect("run causeway");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// Clear refusals: a header-only draws file has "no rows of draws"; `.inf` in the YAML is named
+/// as non-finite (it used to read "invalid type: null"); `--local-workers 0` and
+/// `--max-attempts 0` are refused (they gave "no worker could be reached (tried )" and were
+/// silently raised to 1).
+#[test]
+fn messages_name_the_actual_problem() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let csv = dir.path().join("h.csv");
+    std::fs::write(&csv, "chain,draw,x\n").expect("write");
+    let out = Command::new(BIN)
+        .arg("diagnose")
+        .arg(&csv)
+        .output()
+        .expect("run");
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no rows of draws"), "{err}");
+    let yaml = dir.path().join("inf.yaml");
+    std::fs::write(
+        &yaml,
+        "name: t\nmodel: wood2006\nseed: 1\nrun: {iterations: 10}\nparams: {sampler: gibbs, alpha: .inf}\n\
+         dataset: {kind: ibp_synthetic, n_observed: 3, k_plus: 1}\nprofiles: {quick: {}, paper: {}}\n",
+    )
+    .expect("write");
+    let out = Command::new(BIN)
+        .arg("validate")
+        .arg(&yaml)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("inf.yaml:5:") && err.contains("non-finite"),
+        "{err}"
+    );
+    for flag in ["--local-workers", "--max-attempts"] {
+        let out = Command::new(BIN)
+            .arg("run")
+            .arg(&yaml)
+            .args([flag, "0"])
+            .arg("--out")
+            .arg(dir.path().join("never"))
+            .output()
+            .expect("run");
+        assert_ne!(out.status.code(), Some(0), "{flag} 0");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("0 is not in"), "{flag} 0: {err}");
+        assert!(
+            !dir.path().join("never").exists(),
+            "{flag} 0 wrote a run directory"
+        );
+    }
+}

@@ -274,6 +274,13 @@ fn index_column(path: &Path, df: &DataFrame, name: &'static str) -> Result<Vec<i
 /// lengths, duplicate (chain, draw) rows, unreadable or unparsable files.
 pub fn read_draws_file(path: &Path) -> Result<DrawsTable, ReadError> {
     let df = read_frame(path)?;
+    // A header-only file has no rows to type its columns by: say so before the type checks.
+    if df.height() == 0 && df.column("chain").is_ok() && df.column("draw").is_ok() {
+        return Err(ReadError::Empty {
+            path: path.to_path_buf(),
+            what: "no rows of draws",
+        });
+    }
     let chain = index_column(path, &df, "chain")?;
     let draw = index_column(path, &df, "draw")?;
     let p = || path.to_path_buf();
