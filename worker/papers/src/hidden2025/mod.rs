@@ -24,7 +24,7 @@ use crate::registry::Model;
 use crate::seed::ChainRng;
 use datasets::DiscreteData;
 use params::{Method, Params};
-use samplers::{ExactSampler, HiddenSampler};
+use samplers::{DagGibbsSampler, DagSampler, ExactSampler, HiddenSampler, ParentSetSampler};
 
 /// Registry entry for this paper (`model: hidden2025`).
 pub struct Hidden2025;
@@ -75,7 +75,8 @@ impl Model for Hidden2025 {
         datasets::parse_dataset(dataset)?.build(ctx, rng)
     }
 
-    /// [`HiddenSampler`] (Algorithm 1, or 1 + 2) or [`ExactSampler`] on the observed discrete
+    /// [`HiddenSampler`] (Algorithm 1, or 1 + 2), [`ParentSetSampler`] (1 + 3), [`DagSampler`]
+    /// (1 + 4), [`DagGibbsSampler`] (§4.4, node by node) or [`ExactSampler`] on the observed discrete
     /// data (`x`, n × p codes, with its `levels:<name>` matrices).
     fn sampler(
         &self,
@@ -89,6 +90,9 @@ impl Model for Hidden2025 {
         Ok(match p.method {
             Method::Exact => Box::new(ExactSampler::new(&d, &p)?),
             Method::Mala | Method::Edges => Box::new(HiddenSampler::new(&d, &p, rng)?),
+            Method::ParentSets => Box::new(ParentSetSampler::new(&d, &p, rng)?),
+            Method::Dags => Box::new(DagSampler::new(&d, &p, rng)?),
+            Method::Dag => Box::new(DagGibbsSampler::new(&d, &p, rng)?),
         })
     }
 }

@@ -6,11 +6,17 @@
 //! the [`Resolved`] indices a sampler is built from. Every error carries a dotted path such as
 //! `params.step_sizes`.
 
+mod graph;
+
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::datasets::DiscreteData;
 use super::equations::Rho;
 use crate::params::{ParamError, check_open_unit, check_positive, parse};
+
+pub use self::graph::{GraphSpec, cyclic_nodes, parent_set_union};
 
 /// Largest number of candidate parents of Algorithm 2 (indicators are kept as a bit mask).
 pub const MAX_CANDIDATES: usize = 63;
@@ -30,7 +36,30 @@ pub enum Method {
     /// Numerical integration over log t (k_j ≤ 3): p(Pa | n) and eq 6's mean exactly, for the
     /// fixed `parents` or every subset of `candidates` (the tests' reference).
     Exact,
+    /// Algorithm 1 + Algorithm 3 (§4.2): the parent set drawn among the candidate `parent_sets`
+    /// with prior probabilities `prior` (default uniform).
+    ParentSets,
+    /// Algorithm 4 (§4.4): the DAG drawn among the candidate `dags` with prior probabilities
+    /// `prior` (default uniform); t_j is sampled (Algorithm 1) only for the nodes whose parent
+    /// sets differ between the candidates, the others cancel.
+    Dags,
+    /// The node-by-node DAG sampler (§4.4): a Gibbs sweep over `nodes`, each node's parents by
+    /// Algorithm 2 given the rest of the graph (an edge that would close a directed cycle has
+    /// probability 0), t_j of every node by Algorithm 1. With `order`, Ca(j) = the earlier nodes.
+    Dag,
 }
+
+impl Method {
+    /// Whether the method samples a graph over several nodes (`dags`, `dag`) rather than one node.
+    pub fn is_multi_node(self) -> bool {
+        matches!(self, Method::Dags | Method::Dag)
+    }
+}
+
+/// Tolerance on the sum of `prior` (it must be 1 within this).
+pub const PRIOR_SUM_TOLERANCE: f64 = 1e-6;
+/// Largest number of nodes of the node-by-node DAG sampler (parent sets are bit masks).
+pub const MAX_DAG_NODES: usize = 63;
 
 /// The initial edge indicators of Algorithm 2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
@@ -78,9 +107,11 @@ fn d_cutoff() -> f64 {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// `mala`, `edges` or `exact`. Required.
+    /// `mala`, `edges`, `exact`, `parent_sets`, `dags` or `dag`. Required.
     pub method: Method,
-    /// The node j (a column name). Required.
+    /// The node j (a column name). Required by the single-node methods (`mala`, `edges`,
+    /// `parent_sets`, `exact`); refused by `dags` and `dag` (they take `nodes`).
+    #[serde(default)]
     pub node: String,
     /// The fixed parent set Pa(j) (column names; `[]` for a root): `mala`, and `exact` for a fixed set.
     #[serde(default)]
@@ -116,6 +147,30 @@ pub struct Params {
     /// `exact`: grid points per dimension of log t (9..=201). Default 41.
     #[serde(default = "d_grid")]
     pub grid_points: usize,
+    /// `parent_sets` (Algorithm 3) and `exact`: the candidate parent sets Pa(j)_1 … Pa(j)_M,
+    /// each a list of column names (`[]` = no parents).
+    #[serde(default)]
+    pub parent_sets: Option<Vec<Vec<String>>>,
+    /// Prior probabilities of the candidate `parent_sets` or `dags`: M values ≥ 0 summing to 1
+    /// (within [`PRIOR_SUM_TOLERANCE`]). Default uniform, 1/M each (§4.2).
+    #[serde(default)]
+    pub prior: Option<Vec<f64>>,
+    /// `dags` (Algorithm 4): the candidate DAGs, each a map child → its parents (column names);
+    /// a node that is not a key is a root in that DAG. Each must be acyclic.
+    #[serde(default)]
+    pub dags: Option<Vec<BTreeMap<String, Vec<String>>>>,
+    /// `dag` (required) and `dags` (optional): the nodes of the graph, column names. For `dags`
+    /// the default is every node named in `dags`, in column order.
+    #[serde(default)]
+    pub nodes: Option<Vec<String>>,
+    /// `dag`: a fixed order of `nodes` (a permutation of them); Ca(j) = the nodes before j, so
+    /// no cycle can form. Absent: Ca(j) = every other node, cycles ruled out as the sweep goes.
+    #[serde(default)]
+    pub order: Option<Vec<String>>,
+    /// `dags`, `dag`: ε_j per node (name → k_j values). A sampled node not listed here uses
+    /// `step_sizes`, which must then have k_j values.
+    #[serde(default)]
+    pub node_step_sizes: Option<BTreeMap<String, Vec<f64>>>,
     /// `exact`: parent sets whose Laplace estimate of log p(Pa, n) is more than this many nats
     /// below the best are skipped (> 0). Default 30.
     #[serde(default = "d_cutoff")]
@@ -157,6 +212,14 @@ pub struct Resolved {
     pub laplace_cutoff: f64,
     /// Warnings to show the user (ρ_j < k_j).
     pub warnings: Vec<String>,
+    /// `parent_sets` / subset-free `exact`: the candidate parent sets (column indices, YAML
+    /// order); empty otherwise.
+    pub parent_sets: Vec<Vec<usize>>,
+    /// Prior probabilities of `parent_sets` or `dags` (uniform by default); empty otherwise.
+    pub prior: Vec<f64>,
+    /// The graph's nodes (column indices) of the multi-node methods; empty otherwise. For
+    /// these methods `node`, `k`, `shape` above describe `nodes[0]`.
+    pub graph: Option<GraphSpec>,
 }
 
 impl Params {
@@ -213,17 +276,53 @@ impl Params {
                 Err(ParamError::new(path(key), msg.to_string()))
             }
         };
+        if !self.method.is_multi_node() {
+            need(
+                !self.node.is_empty(),
+                "node",
+                "this method needs the node `node`",
+            )?;
+            need(
+                self.dags.is_none() && self.nodes.is_none() && self.order.is_none(),
+                "nodes",
+                "`dags`, `nodes` and `order` belong to methods dags and dag",
+            )?;
+            need(
+                self.node_step_sizes.is_none(),
+                "node_step_sizes",
+                "`node_step_sizes` belongs to methods dags and dag (use `step_sizes`)",
+            )?;
+        } else {
+            need(
+                self.node.is_empty(),
+                "node",
+                "methods dags and dag take `nodes`, not `node`",
+            )?;
+            need(
+                self.parents.is_none() && self.candidates.is_none() && self.parent_sets.is_none(),
+                "parents",
+                "methods dags and dag take no `parents`, `candidates` or `parent_sets`",
+            )?;
+        }
+        for (name, v) in self.node_step_sizes.iter().flatten() {
+            for (i, &e) in v.iter().enumerate() {
+                check_positive(&format!("{section}.node_step_sizes.{name}[{i}]"), e)?;
+            }
+        }
+        let structures = [
+            self.parents.is_some(),
+            self.candidates.is_some(),
+            self.parent_sets.is_some(),
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count();
         match self.method {
             Method::Mala => {
                 need(
-                    self.parents.is_some(),
+                    self.parents.is_some() && structures == 1,
                     "parents",
-                    "method mala needs a fixed parent set `parents`",
-                )?;
-                need(
-                    self.candidates.is_none(),
-                    "candidates",
-                    "method mala takes `parents`, not `candidates`",
+                    "method mala needs a fixed parent set `parents` (and no `candidates` or `parent_sets`)",
                 )?;
                 need(
                     self.step_sizes.is_some(),
@@ -233,14 +332,9 @@ impl Params {
             }
             Method::Edges => {
                 need(
-                    self.candidates.is_some(),
+                    self.candidates.is_some() && structures == 1,
                     "candidates",
-                    "method edges needs `candidates`",
-                )?;
-                need(
-                    self.parents.is_none(),
-                    "parents",
-                    "method edges takes `candidates`, not `parents`",
+                    "method edges needs `candidates` (and no `parents` or `parent_sets`)",
                 )?;
                 need(
                     self.step_sizes.is_some(),
@@ -248,11 +342,66 @@ impl Params {
                     "method edges needs `step_sizes`",
                 )?;
             }
+            Method::ParentSets => {
+                need(
+                    self.parent_sets.as_ref().is_some_and(|s| !s.is_empty()) && structures == 1,
+                    "parent_sets",
+                    "method parent_sets needs a non-empty list `parent_sets` (and no `parents` or `candidates`)",
+                )?;
+                need(
+                    self.step_sizes.is_some(),
+                    "step_sizes",
+                    "method parent_sets needs `step_sizes`",
+                )?;
+            }
             Method::Exact => need(
-                self.parents.is_some() != self.candidates.is_some(),
+                structures == 1,
                 "parents",
-                "method exact needs either `parents` (a fixed set) or `candidates` (every subset)",
+                "method exact needs exactly one of `parents` (a fixed set), `candidates` (every subset) or `parent_sets`",
             )?,
+            Method::Dags => need(
+                self.dags.as_ref().is_some_and(|d| !d.is_empty()) && self.order.is_none(),
+                "dags",
+                "method dags needs a non-empty list `dags` (and no `order`)",
+            )?,
+            Method::Dag => need(
+                self.nodes.as_ref().is_some_and(|n| !n.is_empty()) && self.dags.is_none(),
+                "nodes",
+                "method dag needs a non-empty list `nodes` (and no `dags`)",
+            )?,
+        }
+        let m = match self.method {
+            Method::Dags => self.dags.as_ref().map(Vec::len),
+            _ => self.parent_sets.as_ref().map(Vec::len),
+        };
+        if let Some(prior) = &self.prior {
+            let Some(m) = m else {
+                return Err(ParamError::new(
+                    path("prior"),
+                    "`prior` needs candidate `parent_sets` or `dags`",
+                ));
+            };
+            if prior.len() != m {
+                return Err(ParamError::new(
+                    path("prior"),
+                    format!("{} prior probabilities for {m} candidates", prior.len()),
+                ));
+            }
+            for (i, &p) in prior.iter().enumerate() {
+                if !(p >= 0.0 && p.is_finite()) {
+                    return Err(ParamError::new(
+                        format!("{section}.prior[{i}]"),
+                        format!("{p} is not a probability (≥ 0)"),
+                    ));
+                }
+            }
+            let sum: f64 = prior.iter().sum();
+            if (sum - 1.0).abs() > PRIOR_SUM_TOLERANCE {
+                return Err(ParamError::new(
+                    path("prior"),
+                    format!("the prior probabilities sum to {sum}, not 1"),
+                ));
+            }
         }
         Ok(())
     }
@@ -263,6 +412,9 @@ impl Params {
     /// whose length is not k_j (naming the node and both numbers), and for `exact` k_j > 3 or
     /// more than [`MAX_EXACT_CANDIDATES`] candidates.
     pub fn resolve(&self, section: &str, data: &DiscreteData) -> Result<Resolved, ParamError> {
+        if self.method.is_multi_node() {
+            return self.resolve_graph(section, data);
+        }
         let path = |k: &str| format!("{section}.{k}");
         let node = data.index(&self.node).ok_or_else(|| {
             ParamError::new(
@@ -309,6 +461,25 @@ impl Params {
             .map(|l| names("candidates", l))
             .transpose()?
             .unwrap_or_default();
+        let mut parent_sets = Vec::new();
+        for (m, set) in self.parent_sets.iter().flatten().enumerate() {
+            parent_sets.push(names(&format!("parent_sets[{m}]"), set)?);
+        }
+        let union = parent_set_union(&parent_sets);
+        if union.len() > MAX_CANDIDATES {
+            return Err(ParamError::new(
+                path("parent_sets"),
+                format!(
+                    "the candidate parent sets use {} columns: at most {MAX_CANDIDATES}",
+                    union.len()
+                ),
+            ));
+        }
+        let prior = match (&self.prior, parent_sets.len()) {
+            (Some(p), _) => p.clone(),
+            (None, 0) => Vec::new(),
+            (None, m) => vec![1.0 / m as f64; m],
+        };
         if candidates.len() > MAX_CANDIDATES {
             return Err(ParamError::new(
                 path("candidates"),
@@ -375,6 +546,9 @@ impl Params {
             grid_points: self.grid_points,
             laplace_cutoff: self.laplace_cutoff,
             warnings,
+            parent_sets,
+            prior,
+            graph: None,
         })
     }
 }
@@ -464,5 +638,97 @@ mod tests {
             1
         );
         assert!(with("candidates", json!(["A"])).is_err());
+    }
+
+    #[test]
+    fn parent_sets_and_their_prior() {
+        let base = json!({"method": "parent_sets", "node": "C", "parent_sets": [["A"], ["B"], ["A", "B"]],
+            "step_sizes": [0.5, 0.5, 0.5]});
+        let p = Params::from_value("params", &base).expect("valid");
+        let r = p.resolve("params", &data()).expect("resolves");
+        assert_eq!(r.parent_sets, vec![vec![0], vec![1], vec![0, 1]]);
+        assert_eq!(r.prior, vec![1.0 / 3.0; 3]);
+        let with = |k: &str, v: serde_json::Value| {
+            let mut o = base.clone();
+            o[k] = v;
+            Params::from_value("params", &o)
+        };
+        assert_eq!(
+            with("prior", json!([0.5, 0.5])).unwrap_err().path,
+            "params.prior"
+        );
+        assert_eq!(
+            with("prior", json!([0.5, -0.1, 0.6])).unwrap_err().path,
+            "params.prior[1]"
+        );
+        let e = with("prior", json!([0.5, 0.2, 0.2])).unwrap_err();
+        assert!(e.message.contains("sum"), "{e}");
+        let p = with("parent_sets", json!([["A"], ["C"]])).expect("parses");
+        assert_eq!(
+            p.resolve("params", &data()).unwrap_err().path,
+            "params.parent_sets[1][0]"
+        );
+        assert!(with("candidates", json!(["A"])).is_err());
+    }
+
+    #[test]
+    fn graphs_resolve_and_bad_ones_are_refused() {
+        let p = Params::from_value(
+            "params",
+            &json!({"method": "dag", "nodes": ["A", "B", "C"], "order": ["C", "A", "B"],
+                "node_step_sizes": {"A": [0.5, 0.5]}, "step_sizes": [0.4, 0.4, 0.4]}),
+        )
+        .expect("valid");
+        let g = p
+            .resolve("params", &data())
+            .expect("resolves")
+            .graph
+            .expect("graph");
+        assert_eq!(g.candidates, vec![vec![2], vec![2, 0], vec![]]);
+        assert_eq!(
+            g.step_sizes,
+            vec![vec![0.5, 0.5], vec![0.4; 3], vec![0.4; 3]]
+        );
+        let p = Params::from_value(
+            "params",
+            &json!({"method": "dags", "dags": [{"B": ["A"]}, {"B": ["A"], "C": ["A", "B"]}],
+                "prior": [0.25, 0.75], "step_sizes": [0.4, 0.4, 0.4]}),
+        )
+        .expect("valid");
+        let r = p.resolve("params", &data()).expect("resolves");
+        let g = r.graph.expect("graph");
+        assert_eq!(
+            (g.nodes.clone(), g.varying.clone()),
+            (vec![0, 1, 2], vec![2])
+        );
+        assert!(
+            g.step_sizes[1].is_empty(),
+            "B's parents never change: no t_B"
+        );
+        let cyclic = Params::from_value(
+            "params",
+            &json!({"method": "dags", "dags": [{"B": ["A"], "A": ["B"]}], "step_sizes": [0.4, 0.4]}),
+        )
+        .expect("parses");
+        let e = cyclic.resolve("params", &data()).unwrap_err();
+        assert_eq!(e.path, "params.dags[0]");
+        assert!(e.message.contains("cycle"), "{e}");
+        let short = Params::from_value(
+            "params",
+            &json!({"method": "dag", "nodes": ["A", "B"], "node_step_sizes": {"B": [0.5, 0.5]},
+                "step_sizes": [0.5, 0.5]}),
+        )
+        .expect("parses");
+        let e = short.resolve("params", &data()).unwrap_err();
+        assert_eq!(e.path, "params.node_step_sizes.B");
+        assert!(
+            Params::from_value(
+                "params",
+                &json!({"method": "dag", "node": "A", "nodes": ["A"]})
+            )
+            .is_err()
+        );
+        assert_eq!(cyclic_nodes(&[0b10, 0b01, 0b011]), Some(vec![0, 1, 2]));
+        assert_eq!(cyclic_nodes(&[0, 0b1, 0b11]), None);
     }
 }

@@ -3,3 +3,4 @@
 mod datasets;
 mod evaluation;
 mod samplers;
+mod structures;

@@ -1,16 +1,28 @@
 //! HiDDeN's samplers: Algorithm 1 (MALA-within-Gibbs for t_j, [`mala`]), Algorithm 2 (edge
-//! indicators, [`edges`]) and the exact method for k_j ≤ 3 ([`exact`]).
+//! indicators, [`edges`]), Algorithm 3 (candidate parent sets, [`parent_sets`]), Algorithm 4
+//! (candidate DAGs, [`dags`]), the node-by-node DAG sampler of §4.4 ([`dag_gibbs`]) and the
+//! exact method for k_j ≤ 3 ([`exact`]).
 //!
 //! [`HiddenSampler`] runs one chain for one node: `method: mala` (Algorithm 1 with a fixed parent
 //! set) or `method: edges` (Algorithms 1 + 2). One iteration is, in order: u_j given t_j and the
 //! current parent set, one MALA step per category of t_j, then (edges) the indicators given t_j.
 
+pub mod dag_gibbs;
+pub mod dags;
 pub mod edges;
 pub mod exact;
 pub mod mala;
+mod node_t;
+pub mod parent_sets;
 
+pub use self::dag_gibbs::{DagGibbsSampler, enumerate_dags};
+pub use self::dags::DagSampler;
 pub use self::edges::TableCache;
-pub use self::exact::{ExactPosterior, ExactSampler, ExactSet, exact_posterior};
+pub use self::exact::{
+    ExactPosterior, ExactSampler, ExactSet, exact_dag_posterior, exact_log_evidence,
+    exact_posterior,
+};
+pub use self::parent_sets::{ParentSetSampler, draw_parent_set};
 
 use std::collections::HashMap;
 
@@ -36,6 +48,14 @@ pub enum Defect {
     BetaShapePlusOne,
     /// Algorithm 2 without the (c + #ones)/(d + #zeros) factor of eq 13.
     NoEdgePriorFactor,
+    /// Algorithm 3 without the prior probabilities Pr(Pa_m) (as if uniform).
+    NoParentSetPrior,
+    /// Algorithm 4 with only the first sampled node's eq 7 in Pr(G_m | −) (the other nodes
+    /// whose parent sets differ are forgotten, as if it were Algorithm 3).
+    DagFirstNodeOnly,
+    /// The node-by-node DAG sampler without the acyclicity check: an edge that closes a
+    /// directed cycle is drawn like any other.
+    CyclesAllowed,
 }
 
 /// The label of a parent set in summaries: names joined by `;`, `(empty)` for no parents.
@@ -173,6 +193,11 @@ impl HiddenSampler {
             Method::Exact => {
                 return Err(SamplerError::Input(
                     "params.method: exact is computed by ExactSampler, not by MCMC".into(),
+                ));
+            }
+            Method::ParentSets | Method::Dags | Method::Dag => {
+                return Err(SamplerError::Input(
+                    "params.method: parent_sets, dags and dag have their own samplers (ParentSetSampler, DagSampler, DagGibbsSampler)".into(),
                 ));
             }
         };
