@@ -165,6 +165,10 @@ struct RunOverride {
 pub const MAX_CELLS: usize = 1_000_000;
 /// Most chains (cells × replicates × chains) one experiment may run.
 pub const MAX_CHAINS: u64 = 10_000_000;
+/// Most trace rows one chain may record (`iterations / thin`): 10⁷ rows of f64 scalars is about
+/// 80 MB per traced scalar in a worker's memory and in the chain's Parquet file. Thin longer
+/// runs.
+pub const MAX_TRACE_ROWS: u64 = 10_000_000;
 
 /// A validated, expanded experiment.
 #[derive(Debug, Clone)]
@@ -423,6 +427,16 @@ pub fn plan_from_str(
     }
     if run.thin == 0 {
         return Err(ctx.err_at(&count_path("run.thin"), "run.thin must be at least 1"));
+    }
+    if run.iterations / run.thin > MAX_TRACE_ROWS {
+        return Err(ctx.err_at(
+            &count_path("run.iterations"),
+            format!(
+                "run.iterations / run.thin = {} trace rows per chain is more than {MAX_TRACE_ROWS}: \
+                 raise run.thin",
+                run.iterations / run.thin
+            ),
+        ));
     }
     if run.burn_in >= run.iterations {
         return Err(ctx.err_at(

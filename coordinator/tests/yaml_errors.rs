@@ -195,3 +195,25 @@ fn repeated_zip_entries_are_refused_but_a_repeated_value_in_one_zip_axis_is_not(
     let e = err(&zip("1.0, 1.0", "0.1, 0.1"));
     assert!(e.contains("repeats entry 0"), "{e}");
 }
+
+#[test]
+fn a_trace_too_long_to_hold_is_refused_before_the_run() {
+    let e = err(&GOOD.replace(
+        "run: {iterations: 20, burn_in: 5}",
+        "run: {iterations: 100000000, burn_in: 5}",
+    ));
+    assert!(e.starts_with("exp.yaml:6:"), "{e}");
+    assert!(e.contains("raise run.thin"), "{e}");
+    assert!(
+        plan_from_str(
+            Path::new("exp.yaml"),
+            &GOOD.replace(
+                "run: {iterations: 20, burn_in: 5}",
+                "run: {iterations: 100000000, burn_in: 5, thin: 100}"
+            ),
+            ProfileName::Quick,
+            None
+        )
+        .is_ok()
+    );
+}

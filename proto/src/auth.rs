@@ -101,14 +101,53 @@ impl Token {
         Ok(Token(t.to_string()))
     }
 
-    /// Read the token from `path` (the whole file, trimmed).
+    /// Read the token from `path` (the whole file, trimmed). Warns (tracing, level warn) if the
+    /// token is short or the file is readable by group or others ([`Token::weaknesses`]).
     pub fn from_file(path: &Path) -> Result<Token, SecurityError> {
         let text = std::fs::read_to_string(path).map_err(|source| SecurityError::Read {
             what: "token file",
             path: path.to_path_buf(),
             source,
         })?;
-        Token::new(&text).map_err(|e| SecurityError::BadToken(format!("{}: {e}", path.display())))
+        let token = Token::new(&text)
+            .map_err(|e| SecurityError::BadToken(format!("{}: {e}", path.display())))?;
+        #[cfg(unix)]
+        let mode = {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(path).ok().map(|m| m.permissions().mode())
+        };
+        #[cfg(not(unix))]
+        let mode = None;
+        for w in token.weaknesses(mode) {
+            tracing::warn!("token file {}: {w}", path.display());
+        }
+        Ok(token)
+    }
+
+    /// Shortest token length (bytes) that is not warned about.
+    pub const MIN_LEN: usize = 16;
+
+    /// What is weak about this token and its file's Unix permission bits `mode` (if known):
+    /// shorter than [`Token::MIN_LEN`] bytes, or a file readable by group or others. Never
+    /// includes the token itself.
+    pub fn weaknesses(&self, mode: Option<u32>) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.0.len() < Self::MIN_LEN {
+            out.push(format!(
+                "the token has {} bytes; use at least {} random bytes (e.g. `openssl rand -hex 32`)",
+                self.0.len(),
+                Self::MIN_LEN
+            ));
+        }
+        if let Some(m) = mode
+            && m & 0o077 != 0
+        {
+            out.push(format!(
+                "the file is readable or writable by group or others (mode {:o}); `chmod 600` it",
+                m & 0o777
+            ));
+        }
+        out
     }
 
     /// `true` if `presented` equals this token; the comparison of equal-length tokens takes
@@ -450,6 +489,21 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_tokens_and_open_token_files_are_warned_about_without_the_token() {
+        let short = Token::new("abc").expect("token");
+        let w = short.weaknesses(Some(0o100644));
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("3 bytes") && w[1].contains("644"), "{w:?}");
+        assert!(
+            w.iter().all(|m| !m.contains("abc")),
+            "never print the token: {w:?}"
+        );
+        let good = Token::new("0123456789abcdef0123").expect("token");
+        assert!(good.weaknesses(Some(0o100600)).is_empty());
+        assert!(good.weaknesses(None).is_empty());
+    }
 
     #[test]
     fn token_never_prints() {

@@ -115,6 +115,46 @@ impl DataContext {
                 self.data_dir.display()
             ));
         }
-        Ok(self.data_dir.join(p))
+        let joined = self.data_dir.join(p);
+        // A symbolic link inside the data directory must not lead out of it.
+        if let (Ok(real), Ok(root)) = (joined.canonicalize(), self.data_dir.canonicalize())
+            && !real.starts_with(&root)
+        {
+            return Err(format!(
+                "data path {relative:?} leads outside the data directory {} (through a symbolic link)",
+                self.data_dir.display()
+            ));
+        }
+        Ok(joined)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_data_directory() {
+        let root = std::env::temp_dir().join(format!("causeway-data-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::write(root.join("sub/ok.csv"), "a\n1\n").expect("write");
+        let ctx = DataContext {
+            data_dir: root.clone(),
+        };
+        assert_eq!(ctx.resolve("sub/ok.csv"), Ok(root.join("sub/ok.csv")));
+        assert!(ctx.resolve("../etc/passwd").is_err());
+        assert!(ctx.resolve("/etc/passwd").is_err());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc", root.join("escape")).expect("symlink");
+            let e = ctx
+                .resolve("escape/hostname")
+                .expect_err("a link out is refused");
+            assert!(e.contains("outside the data directory"), "{e}");
+            // A link that stays inside is fine.
+            std::os::unix::fs::symlink(root.join("sub"), root.join("inside")).expect("symlink");
+            assert!(ctx.resolve("inside/ok.csv").is_ok());
+        }
+        std::fs::remove_dir_all(&root).ok();
     }
 }

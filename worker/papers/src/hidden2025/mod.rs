@@ -47,6 +47,9 @@ impl Model for Hidden2025 {
         &[
             "log_posterior",
             "n_parents",
+            "n_edges",
+            "parent_set",
+            "dag",
             "log_evidence",
             "t_0",
             "t_1",
