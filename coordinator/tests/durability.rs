@@ -546,3 +546,45 @@ fn hung_worker_loses_its_lease() {
     );
     assert_same_as(&out, SLOW_YAML, SLOW_CHAINS);
 }
+
+/// A worker whose token the coordinator refuses says so at once and gives up with a non-zero
+/// exit (it used to retry silently forever, logging nothing until SIGTERM).
+#[test]
+fn a_worker_with_a_wrong_token_says_so_and_exits_non_zero() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Chains long enough that the run is still going when the worker knocks.
+    let yaml = write_yaml(
+        dir.path(),
+        &SLOW_YAML.replace("iterations: 2000,", "iterations: 200000,"),
+    );
+    let out = dir.path().join("run");
+    let mut coord = run_cmd(
+        &yaml,
+        &out,
+        &["--local-workers", "1", "--listen", "127.0.0.1:0"],
+    )
+    .env("CAUSEWAY_TOKEN", "the-right-token-0123456789")
+    .spawn()
+    .expect("spawn coordinator");
+    let url = coordinator_url(&out);
+    let start = Instant::now();
+    let worker = Command::new(BIN)
+        .args(["worker", "--listen", "127.0.0.1:0", "--slots", "1"])
+        .args(["--coordinator", &url, "--register-every", "0.2"])
+        .env("CAUSEWAY_TOKEN", "a-wrong-token-9876543210")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run worker");
+    let waited = start.elapsed();
+    let _ = coord.kill();
+    let _ = coord.wait();
+    let err = String::from_utf8_lossy(&worker.stderr);
+    assert_ne!(worker.status.code(), Some(0), "{err}");
+    assert!(err.contains("refused this worker's credentials"), "{err}");
+    assert!(err.contains("authentication credentials"), "{err}");
+    assert!(
+        !err.contains("a-wrong-token"),
+        "the token is never printed: {err}"
+    );
+    assert!(waited < Duration::from_secs(30), "gave up after {waited:?}");
+}

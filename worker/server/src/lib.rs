@@ -331,14 +331,33 @@ pub enum RegistrationEnd {
     Refused(String),
 }
 
+/// Why a registration call failed: the coordinator could not be reached (retried), or it
+/// answered with a refusal of this worker's credentials (wrong or missing token).
+enum RegisterError {
+    Unreachable(String),
+    Refused(String),
+}
+
+impl std::fmt::Display for RegisterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegisterError::Unreachable(m) | RegisterError::Refused(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Refusals of the credentials in a row after which a worker gives up (about 10 s at the
+/// default `--register-every 2`).
+pub const MAX_REFUSALS: u32 = 5;
+
 async fn register_once(
     reg: &Registration,
     draining: bool,
-) -> Result<causeway_proto::v1::RegisterReply, String> {
+) -> Result<causeway_proto::v1::RegisterReply, RegisterError> {
     let call = async {
         let channel = auth::connect_authed(&reg.coordinator, &reg.security)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| RegisterError::Unreachable(e.to_string()))?;
         CoordinatorClient::new(channel)
             .register(RegisterRequest {
                 protocol_version: PROTOCOL_VERSION,
@@ -348,11 +367,19 @@ async fn register_once(
                 draining,
             })
             .await
-            .map_err(|s| format!("{}: {}", s.code(), s.message()))
+            .map_err(|s| {
+                let m = format!("{}: {}", s.code(), s.message());
+                match s.code() {
+                    tonic::Code::Unauthenticated | tonic::Code::PermissionDenied => {
+                        RegisterError::Refused(m)
+                    }
+                    _ => RegisterError::Unreachable(m),
+                }
+            })
     };
     let reply = tokio::time::timeout(Duration::from_secs(5), call)
         .await
-        .map_err(|_| "no answer within 5 s".to_string())??
+        .map_err(|_| RegisterError::Unreachable("no answer within 5 s".to_string()))??
         .into_inner();
     Ok(reply)
 }
@@ -361,11 +388,27 @@ async fn register_once(
 /// Returns when the run is finished, the coordinator is gone, or it refuses this worker.
 pub async fn keep_registered(reg: &Registration) -> RegistrationEnd {
     let mut last_ok: Option<Instant> = None;
+    let mut refusals = 0u32;
     loop {
         match register_once(reg, false).await {
             Ok(reply) if !reply.accepted => return RegistrationEnd::Refused(reply.message),
             Ok(reply) if reply.run_finished => return RegistrationEnd::RunFinished,
-            Ok(_) => last_ok = Some(Instant::now()),
+            Ok(_) => {
+                last_ok = Some(Instant::now());
+                refusals = 0;
+            }
+            // Wrong or missing token: said at once (it was logged nowhere until SIGTERM), and
+            // after a few refusals in a row the worker gives up.
+            Err(RegisterError::Refused(m)) => {
+                refusals += 1;
+                tracing::warn!(
+                    "the coordinator {} refused this worker's credentials ({refusals}/{MAX_REFUSALS}): {m}",
+                    reg.coordinator
+                );
+                if refusals >= MAX_REFUSALS {
+                    return RegistrationEnd::Refused(m);
+                }
+            }
             Err(e) => {
                 tracing::debug!("registering with {}: {e}", reg.coordinator);
                 if last_ok.is_some_and(|t| t.elapsed() >= reg.give_up_after) {
