@@ -126,6 +126,18 @@ pub static REPORTS: &[ReportKind] = &[
         what: "paper 003 §5.5: UCI Abalone",
         build: kurutmaz2019::abalone,
     },
+    ReportKind {
+        name: "hidden2025.table1",
+        model: "hidden2025",
+        what: "paper 002 Table 1 (§5.1): RMSE of P(child = 1 | level) on sparse counts",
+        build: hidden2025::table1,
+    },
+    ReportKind {
+        name: "hidden2025.table2",
+        model: "hidden2025",
+        what: "paper 002 Table 2 (§5.2, C.2): LUCAS Markov blankets, Figure 3 edges, Table 6, Figure 4",
+        build: hidden2025::table2,
+    },
 ];
 
 /// The report kind called `name`. The error lists the allowed names.

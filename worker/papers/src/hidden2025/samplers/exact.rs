@@ -405,6 +405,11 @@ pub fn exact_posterior(
             *a += set.probability * b;
         }
     }
+    // Sums of normalised probabilities can overshoot 1 by a few ulps (1.0000000000000264 was
+    // seen on LUCAS): a probability is reported within [0, 1].
+    for e in &mut edge_probabilities {
+        *e = e.clamp(0.0, 1.0);
+    }
     Ok(ExactPosterior {
         k,
         pool,

@@ -1,0 +1,535 @@
+//! `hidden2025.table2`: Table 2 of `002_d97ecc788b964f97.txt` (§5.2, supplement C.2), the
+//! Hamming distance of each method's Markov blanket to the true one for six LUCAS0 variables,
+//! with Figure 3 for every variable (`lucas_edges`, [`super::lucas_edges`]), Table 6
+//! (`lucas_mcmc`, [`super::lucas_mcmc`]) and Figure 4 (log-posterior traces, SVG).
+//!
+//! HiDDeN's blanket of j is the MAP parent set of Algorithm 2 with Ca(j) = the other columns
+//! (§4.4; the authors' `lucas_blankets.R` compares exactly that with the true Markov blanket).
+//! The MAP set, median probability model and edge probabilities are computed from the trace's
+//! `z_i` columns by `causeway_papers::hidden2025::evaluation::blankets`; GS and IAMB run on the
+//! stored observed data (`evaluation::markov_blanket`). The true DAG is read from the CSV named
+//! by `reported.truth_edges`, relative to the data directory (see [`read_truth`]).
+
+use std::path::{Path, PathBuf};
+
+use causeway_papers::hidden2025::datasets::DiscreteData;
+use causeway_papers::hidden2025::evaluation::blankets::{
+    BlanketEstimate, blanket_estimate, map_set, parents_from_edge_csv, to_columns,
+};
+use causeway_papers::hidden2025::evaluation::markov_blanket::{
+    DEFAULT_ALPHA, grow_shrink, hamming, iamb, true_markov_blanket,
+};
+use polars::prelude::*;
+
+use crate::report::figures::{self, TraceVar};
+use crate::report::{Convergence, ReportError, Table, json_text};
+use crate::rundir::{CellRecord, Manifest, RunDir, find};
+
+/// Points per chain drawn in Figure 4 (every draw up to this, then every s-th; display only).
+const TRACE_POINTS: usize = 2500;
+
+/// One chain's log-posterior trace, `(iteration, value)`.
+pub(super) type Trace = Vec<(u64, f64)>;
+/// The exact posterior of one node: edge probabilities in candidate order and the most probable
+/// parent set (candidate positions).
+pub(super) type ExactFit = (Vec<f64>, Vec<usize>);
+
+/// One node at one ρ: its cells and what they estimate.
+pub(super) struct NodeFit {
+    /// The variable j.
+    pub node: String,
+    /// ρ_j as written in the cell (`2`, `3`, `k`, …).
+    pub rho: String,
+    /// Ca(j) as data columns, in candidate (trace `z_i`) order.
+    pub candidates: Vec<usize>,
+    /// The `edges` cell, if run.
+    pub edges_cell: Option<usize>,
+    /// Algorithm 2's estimates over all chains (from the `edges` cell).
+    pub estimate: Option<BlanketEstimate>,
+    /// The exact posterior's edge probabilities and MAP set (candidate positions), if run.
+    pub exact: Option<ExactFit>,
+    /// Each chain's log-posterior trace, `(iteration, value)`, burn-in included.
+    pub log_posterior: Vec<Trace>,
+    /// Burn-in of the `edges` cell.
+    pub burn_in: u64,
+}
+
+/// Everything the three tables share.
+pub(super) struct LucasFits {
+    pub data: DiscreteData,
+    /// True parent lists over the data's columns.
+    pub truth: Vec<Vec<usize>>,
+    /// The edge file read, for notes.
+    pub truth_path: PathBuf,
+    /// Variables in table order (`reported.variables`, else first appearance in the grid).
+    pub variables: Vec<String>,
+    /// ρ values in grid order.
+    pub rhos: Vec<String>,
+    /// One per (variable, ρ) that has a cell, variables outer.
+    pub fits: Vec<NodeFit>,
+}
+
+impl LucasFits {
+    /// The true Markov blanket of `node` (data columns, ascending).
+    pub fn true_blanket(&self, node: usize) -> Vec<usize> {
+        true_markov_blanket(&self.truth, node)
+    }
+
+    /// Column names of `cols`, joined by `, ` (`(empty)` for none).
+    pub fn names(&self, cols: &[usize]) -> String {
+        if cols.is_empty() {
+            return "(empty)".into();
+        }
+        cols.iter()
+            .map(|&c| self.data.names[c].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn other(e: impl std::fmt::Display) -> ReportError {
+    ReportError::Other(format!("hidden2025.table2: {e}"))
+}
+
+fn rho_of(c: &CellRecord) -> String {
+    c.param("rho").map(json_text).unwrap_or_else(|| "k".into())
+}
+
+/// The data directory of the run, as `causeway run` resolved it by default: the YAML's top-level
+/// `data_dir` (from the run's copy `experiment.yaml`), relative to the experiment file recorded in
+/// the manifest, else `../../data` from it; then `data/` under the current directory. Returns the
+/// first candidate holding `rel`, or an error naming every path tried.
+pub(super) fn read_truth(
+    rd: &RunDir,
+    m: &Manifest,
+    rel: &str,
+) -> Result<(PathBuf, String), ReportError> {
+    let exp_dir = Path::new(&m.experiment_file)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let yaml = std::fs::read_to_string(rd.root.join("experiment.yaml")).unwrap_or_default();
+    let data_dir = yaml
+        .lines()
+        .find_map(|l| l.strip_prefix("data_dir:"))
+        .map(|v| {
+            v.split('#')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches(['"', '\''])
+                .to_string()
+        })
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "../../data".into());
+    let tried = [
+        exp_dir.join(&data_dir).join(rel),
+        PathBuf::from("data").join(rel),
+    ];
+    for p in &tried {
+        if let Ok(text) = std::fs::read_to_string(p) {
+            return Ok((p.clone(), text));
+        }
+    }
+    Err(other(format!(
+        "cannot read the true edges `{rel}` (reported.truth_edges): tried {}",
+        tried
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+/// Column `name` of a trace frame as f64 (nulls → NaN).
+fn column(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
+    Ok(df
+        .column(name)?
+        .cast(&DataType::Float64)?
+        .f64()?
+        .iter()
+        .map(|x| x.unwrap_or(f64::NAN))
+        .collect())
+}
+
+/// Algorithm 2's draws of an `edges` cell: estimates and log-posterior traces.
+fn edges_fit(
+    rd: &RunDir,
+    m: &Manifest,
+    c: &CellRecord,
+    n_candidates: usize,
+) -> Result<(Option<BlanketEstimate>, Vec<Trace>), ReportError> {
+    let burn_in = c.run.burn_in;
+    let mut z_chains = Vec::new();
+    let mut traces = Vec::new();
+    for j in m
+        .jobs
+        .iter()
+        .filter(|j| j.cell == c.index && j.replicate == 0)
+    {
+        if !rd.chain_done(&j.job_id) {
+            continue;
+        }
+        let df = rd.read_trace(&j.job_id)?;
+        let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
+        let keep: Vec<bool> = it.iter().map(|&i| i > burn_in).collect();
+        let mut zs = Vec::with_capacity(n_candidates);
+        for i in 0..n_candidates {
+            let v = column(&df, &format!("z_{i}"))?;
+            zs.push(
+                v.iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(x, _)| *x)
+                    .collect(),
+            );
+        }
+        z_chains.push(zs);
+        let lp = column(&df, "log_posterior")?;
+        traces.push(it.into_iter().zip(lp).collect());
+    }
+    let estimate = if z_chains.is_empty() {
+        None
+    } else {
+        Some(blanket_estimate(&z_chains).map_err(other)?)
+    };
+    Ok((estimate, traces))
+}
+
+/// The exact posterior of an `exact` cell (its first finished chain): edge probabilities in
+/// candidate order and the most probable parent set (ties as the MCMC MAP's).
+fn exact_fit(
+    rd: &RunDir,
+    m: &Manifest,
+    c: &CellRecord,
+    candidate_names: &[String],
+) -> Result<Option<ExactFit>, ReportError> {
+    let Some(j) = m
+        .jobs
+        .iter()
+        .find(|j| j.cell == c.index && j.replicate == 0 && rd.chain_done(&j.job_id))
+    else {
+        return Ok(None);
+    };
+    let s = rd.read_summary(&j.job_id)?;
+    let (Some(edges), Some(sets)) = (find(&s, "edge_probabilities"), find(&s, "parent_sets"))
+    else {
+        return Ok(None);
+    };
+    let pos = |name: &str| candidate_names.iter().position(|n| n == name);
+    let mut probs = vec![f64::NAN; candidate_names.len()];
+    for (r, name) in edges.row_names.iter().enumerate() {
+        if let Some(i) = pos(name) {
+            probs[i] = edges.get(r, 0);
+        }
+    }
+    let mut parsed: Vec<(Vec<usize>, f64)> = Vec::new();
+    for (r, label) in sets.row_names.iter().enumerate() {
+        let set: Option<Vec<usize>> = if label == "(empty)" {
+            Some(Vec::new())
+        } else {
+            label.split(';').map(pos).collect()
+        };
+        let Some(mut set) = set else {
+            return Err(other(format!(
+                "exact cell {}: unknown parent set {label}",
+                c.index
+            )));
+        };
+        set.sort_unstable();
+        parsed.push((set, sets.get(r, sets.cols.saturating_sub(1))));
+    }
+    let map = map_set(parsed.iter().map(|(s, p)| (s.as_slice(), *p))).unwrap_or_default();
+    Ok(Some((probs, map)))
+}
+
+/// Load the data, the truth and every (variable, ρ) fit.
+pub(super) fn load(rd: &RunDir, m: &Manifest) -> Result<LucasFits, ReportError> {
+    let first = m
+        .cells
+        .first()
+        .ok_or_else(|| other("the run has no cells"))?;
+    let ds = rd.read_dataset(&first.dataset_id, 0)?;
+    let data = DiscreteData::from_matrices(&ds.observed).map_err(other)?;
+    let rel = m
+        .reported
+        .get("truth_edges")
+        .map(json_text)
+        .unwrap_or_else(|| "lucas/lucas0_edges.csv".into());
+    let (truth_path, text) = read_truth(rd, m, &rel)?;
+    let truth = parents_from_edge_csv(&text, &truth_path.display().to_string(), &data.names)
+        .map_err(other)?;
+    let mut variables: Vec<String> = m
+        .reported
+        .get("variables")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().map(json_text).collect())
+        .unwrap_or_default();
+    let mut rhos: Vec<String> = Vec::new();
+    for c in &m.cells {
+        if let Some(n) = c.param("node").map(json_text)
+            && !variables.contains(&n)
+        {
+            variables.push(n);
+        }
+        let r = rho_of(c);
+        if !rhos.contains(&r) {
+            rhos.push(r);
+        }
+    }
+    let mut fits = Vec::new();
+    for v in &variables {
+        for r in &rhos {
+            let of = |method: &str| {
+                m.cells.iter().find(|c| {
+                    c.param("node").map(json_text).as_deref() == Some(v.as_str())
+                        && rho_of(c) == *r
+                        && c.param("method").map(json_text).as_deref() == Some(method)
+                })
+            };
+            let (edges, exact) = (of("edges"), of("exact"));
+            let Some(cell) = edges.or(exact) else {
+                continue;
+            };
+            let names: Vec<String> = cell
+                .param("candidates")
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().map(json_text).collect())
+                .unwrap_or_default();
+            let candidates = names
+                .iter()
+                .map(|n| {
+                    data.index(n)
+                        .ok_or_else(|| other(format!("candidate {n} is not a column")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let (estimate, log_posterior) = match edges {
+                Some(c) => edges_fit(rd, m, c, candidates.len())?,
+                None => (None, Vec::new()),
+            };
+            let exact = match exact {
+                Some(c) => exact_fit(rd, m, c, &names)?,
+                None => None,
+            };
+            fits.push(NodeFit {
+                node: v.clone(),
+                rho: r.clone(),
+                candidates,
+                edges_cell: edges.map(|c| c.index),
+                estimate,
+                exact,
+                log_posterior,
+                burn_in: edges.map_or(0, |c| c.run.burn_in),
+            });
+        }
+    }
+    Ok(LucasFits {
+        data,
+        truth,
+        truth_path,
+        variables,
+        rhos,
+        fits,
+    })
+}
+
+/// The paper's Table 2 entry of `method` for `variable` (`reported.table2`), or its total.
+fn paper_value(m: &Manifest, method: &str, variable: Option<&str>) -> Option<i64> {
+    let r = &m.reported;
+    match variable {
+        None => r.get("table2_total")?.get(method)?.as_i64(),
+        Some(v) => {
+            let vars = r.get("variables")?.as_array()?;
+            let i = vars.iter().position(|x| json_text(x) == v)?;
+            r.get("table2")?.get(method)?.as_array()?.get(i)?.as_i64()
+        }
+    }
+}
+
+#[derive(Default)]
+struct Rows {
+    variable: Vec<String>,
+    method: Vec<String>,
+    rho: Vec<Option<String>>,
+    hamming: Vec<Option<i64>>,
+    paper: Vec<Option<i64>>,
+    blanket: Vec<String>,
+}
+
+impl Rows {
+    /// One method block: a row per variable with a blanket, then `Total`.
+    fn block(
+        &mut self,
+        m: &Manifest,
+        method: &str,
+        paper_method: Option<&str>,
+        rho: Option<&str>,
+        entries: &[(String, Option<(usize, String)>)],
+    ) {
+        let mut total = Some(0i64);
+        for (v, e) in entries {
+            self.variable.push(v.clone());
+            self.method.push(method.into());
+            self.rho.push(rho.map(String::from));
+            let h = e.as_ref().map(|(h, _)| *h as i64);
+            total = total.zip(h).map(|(a, b)| a + b);
+            self.hamming.push(h);
+            self.paper
+                .push(paper_method.and_then(|pm| paper_value(m, pm, Some(v))));
+            self.blanket
+                .push(e.as_ref().map(|(_, b)| b.clone()).unwrap_or_default());
+        }
+        self.variable.push("Total".into());
+        self.method.push(method.into());
+        self.rho.push(rho.map(String::from));
+        self.hamming.push(total);
+        self.paper
+            .push(paper_method.and_then(|pm| paper_value(m, pm, None)));
+        self.blanket.push(String::new());
+    }
+}
+
+/// Table 2, plus `lucas_edges` (Figure 3), `lucas_mcmc` (Table 6) and Figure 4.
+pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
+    let fits = load(rd, m)?;
+    let mut rows = Rows::default();
+    let node_of = |v: &str| {
+        fits.data
+            .index(v)
+            .ok_or_else(|| other(format!("{v} is not a column")))
+    };
+    // HiDDeN (MCMC MAP), then the exact posterior's MAP, per ρ.
+    for (method, exact) in [("hidden", false), ("hidden_exact", true)] {
+        for r in &fits.rhos {
+            let mut entries = Vec::new();
+            for f in fits.fits.iter().filter(|f| &f.rho == r) {
+                let map = if exact {
+                    f.exact.as_ref().map(|e| e.1.clone())
+                } else {
+                    f.estimate.as_ref().map(|e| e.map.clone())
+                };
+                let e = match map {
+                    Some(pos) => {
+                        let cols = to_columns(&pos, &f.candidates).map_err(other)?;
+                        let truth = fits.true_blanket(node_of(&f.node)?);
+                        Some((hamming(&cols, &truth), fits.names(&cols)))
+                    }
+                    None => None,
+                };
+                entries.push((f.node.clone(), e));
+            }
+            if entries.iter().any(|e| e.1.is_some()) {
+                rows.block(m, method, (!exact).then_some("hidden"), Some(r), &entries);
+            }
+        }
+    }
+    // GS and IAMB on the stored data, candidates = every other column.
+    for method in ["gs", "iamb"] {
+        let mut entries = Vec::new();
+        for v in &fits.variables {
+            let j = node_of(v)?;
+            let cand: Vec<usize> = fits
+                .fits
+                .iter()
+                .find(|f| &f.node == v)
+                .map(|f| f.candidates.clone())
+                .unwrap_or_else(|| (0..fits.data.p()).filter(|&c| c != j).collect());
+            let learned = if method == "gs" {
+                grow_shrink(&fits.data, j, &cand, DEFAULT_ALPHA)
+            } else {
+                iamb(&fits.data, j, &cand, DEFAULT_ALPHA)
+            }
+            .map_err(other)?;
+            let mut b = learned.blanket;
+            b.sort_unstable();
+            entries.push((
+                v.clone(),
+                Some((hamming(&b, &fits.true_blanket(j)), fits.names(&b))),
+            ));
+        }
+        rows.block(m, method, Some(method), None, &entries);
+    }
+    let mut notes = vec![
+        format!(
+            "Hamming distance |B Δ Mb(j)| of each method's blanket B to the true Markov blanket Mb(j) (parents, children, children's other parents) of the DAG in {} (the paper's Table 5). `paper`: Table 2.",
+            fits.truth_path.display()
+        ),
+        "hidden: the MAP parent set of Algorithm 2 with Ca(j) = the other 11 columns, most visited over the post-burn-in draws of all chains (ties: smaller set, then first in candidate order); as in §4.4 and the authors' lucas_blankets.R, HiDDeN's sampled parent set is read as the Markov blanket. hidden_exact: the most probable parent set of the exact posterior (numerical integration over t). gs, iamb: bnlearn learn.mb (test mi, α = 0.05) as issue 16 defines them, on the same data.".into(),
+        "ρ = 2 is shape 1 (ρ_j = k_j), what the authors' code runs; ρ = 3 (k_j + 1) is what supplement C.2 writes.".into(),
+    ];
+    if let Some(lasso) = m.reported.get("table2").and_then(|t| t.get("group_lasso")) {
+        notes.push(format!(
+            "Not run: group lasso (paper {lasso}, total {}); the authors' lung-cancer lasso fits Allergy (y = dat_df$V10), so its 4 is not a lasso for lung cancer.",
+            m.reported.get("table2_total").and_then(|t| t.get("group_lasso")).map(json_text).unwrap_or_default()
+        ));
+    }
+    for v in &fits.variables {
+        let j = node_of(v)?;
+        notes.push(format!(
+            "True Mb({v}) = {}.",
+            fits.names(&fits.true_blanket(j))
+        ));
+    }
+    let df = DataFrame::new_infer_height(vec![
+        Series::new("variable".into(), rows.variable).into(),
+        Series::new("method".into(), rows.method).into(),
+        Series::new("rho".into(), rows.rho).into(),
+        Series::new("hamming".into(), rows.hamming).into(),
+        Series::new("paper".into(), rows.paper).into(),
+        Series::new("blanket".into(), rows.blanket).into(),
+    ])?;
+    let mut tables = vec![Table {
+        name: "table2".into(),
+        title: "Table 2: Hamming distance to the true Markov blanket, LUCAS0".into(),
+        df,
+        notes,
+    }];
+    tables.push(super::lucas_edges::lucas_edges(m, &fits)?);
+    tables.push(super::lucas_mcmc::lucas_mcmc(rd, m, &fits)?);
+    figure4(rd, &fits)?;
+    Ok(tables)
+}
+
+/// Figure 4: the log posterior of every variable's chains, one SVG per ρ
+/// (`figures/lucas_fig4_log_posterior_rho<ρ>.svg`), post-burn-in iterations (as the paper's),
+/// at most [`TRACE_POINTS`] points per chain drawn; the histograms use every draw.
+fn figure4(rd: &RunDir, fits: &LucasFits) -> Result<(), ReportError> {
+    for r in &fits.rhos {
+        let mut vars = Vec::new();
+        for f in fits
+            .fits
+            .iter()
+            .filter(|f| &f.rho == r && !f.log_posterior.is_empty())
+        {
+            let mut chains = Vec::new();
+            let mut pooled = Vec::new();
+            for c in &f.log_posterior {
+                let post: Vec<(f64, f64)> = c
+                    .iter()
+                    .filter(|(i, _)| *i > f.burn_in)
+                    .map(|&(i, v)| (i as f64, v))
+                    .collect();
+                pooled.extend(post.iter().map(|p| p.1));
+                let stride = post.len().div_ceil(TRACE_POINTS).max(1);
+                chains.push(post.into_iter().step_by(stride).collect());
+            }
+            vars.push(TraceVar {
+                name: format!("{} log posterior (rho = {r})", f.node),
+                chains,
+                pooled,
+            });
+        }
+        if !vars.is_empty() {
+            let safe: String = r
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            figures::trace_panels(
+                &rd.figures_dir()
+                    .join(format!("lucas_fig4_log_posterior_rho{safe}.svg")),
+                &vars,
+            )?;
+        }
+    }
+    Ok(())
+}
