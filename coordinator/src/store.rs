@@ -604,8 +604,33 @@ pub struct Status {
     pub failures: Vec<JobStatus>,
     /// Chains finished per second over the last few minutes of completions, if any.
     pub rate: Option<f64>,
-    /// Estimated seconds left at that rate.
+    /// Estimated seconds left at that rate (only while a run is going).
     pub eta_seconds: Option<f64>,
+    /// A `causeway run` holds the directory's lock now.
+    pub active: bool,
+}
+
+/// The job table opened read-only; on a read-only file system (where SQLite cannot create the
+/// WAL's shared-memory file) it is opened `immutable`, which reads the file as it is.
+fn open_read_only(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    match conn.query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get::<_, i64>(0)) {
+        Ok(_) => Ok(conn),
+        Err(_) => {
+            drop(conn);
+            let uri = format!("file:{}?immutable=1", path.display());
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+        }
+    }
+}
+
+/// Whether a `causeway run` holds `dir`'s lock (`run.lock`) now.
+fn run_is_active(dir: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(dir.join("run.lock")) else {
+        return false;
+    };
+    matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
 }
 
 /// Read the job table of `dir` (read-only: safe while a run is going).
@@ -615,12 +640,9 @@ pub fn status(dir: &Path) -> Result<Status, JobTableError> {
         path: path.clone(),
         source,
     };
-    let conn = Connection::open_with_flags(
-        &path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(sq)?;
+    let conn = open_read_only(&path).map_err(sq)?;
     conn.busy_timeout(Duration::from_secs(5)).map_err(sq)?;
+    let active = run_is_active(dir);
     let mut counts: Vec<(JobState, usize)> = JobState::ALL.iter().map(|s| (*s, 0)).collect();
     let mut total = 0;
     {
@@ -659,7 +681,10 @@ pub fn status(dir: &Path) -> Result<Status, JobTableError> {
             )
             .map_err(sq)?;
         if let Some(first) = first {
-            let span = (latest - first).max(now() - latest).max(1e-3);
+            // While a run goes, the time since the last completion counts (a stall slows the
+            // rate); once it has stopped, only the completions' own span does.
+            let idle = if active { now() - latest } else { 0.0 };
+            let span = (latest - first).max(idle).max(1e-3);
             if n > 1 {
                 rate = Some((n - 1) as f64 / span);
             }
@@ -670,8 +695,10 @@ pub fn status(dir: &Path) -> Result<Status, JobTableError> {
         .filter(|(s, _)| matches!(s, JobState::Pending | JobState::Running))
         .map(|(_, n)| n)
         .sum();
-    let eta_seconds = rate.filter(|r| *r > 0.0).map(|r| left as f64 / r);
+    // A stopped run has no time left to estimate: nothing is running.
+    let eta_seconds = rate.filter(|r| *r > 0.0 && active).map(|r| left as f64 / r);
     Ok(Status {
+        active,
         total,
         counts,
         failures,
@@ -688,13 +715,32 @@ pub fn render_status(s: &Status) -> String {
     }
     out.pop();
     out.push('\n');
-    match (s.rate, s.eta_seconds) {
-        (Some(r), Some(eta)) => out.push_str(&format!(
+    let left: usize = s
+        .counts
+        .iter()
+        .filter(|(st, _)| matches!(st, JobState::Pending | JobState::Running))
+        .map(|(_, n)| n)
+        .sum();
+    match (s.active, s.rate, s.eta_seconds) {
+        (true, Some(r), Some(eta)) => out.push_str(&format!(
             "rate {r:.2} chains/s, estimated time left {}\n",
             human_seconds(eta)
         )),
-        (Some(r), None) => out.push_str(&format!("rate {r:.2} chains/s\n")),
-        _ => out.push_str("estimated time left: unknown (too few chains finished)\n"),
+        (true, _, _) => {
+            out.push_str("running; estimated time left: unknown (too few chains finished)\n")
+        }
+        (false, rate, _) => {
+            if let Some(r) = rate {
+                out.push_str(&format!("rate {r:.2} chains/s while it ran\n"));
+            }
+            if left > 0 {
+                out.push_str(&format!(
+                    "not running: {left} chains left; run the same command again to resume\n"
+                ));
+            } else {
+                out.push_str("finished\n");
+            }
+        }
     }
     if !s.failures.is_empty() {
         out.push_str("failures:\n");

@@ -141,3 +141,29 @@ fn a_damaged_chain_file_is_run_again_with_a_warning() {
     );
     assert_eq!(std::fs::read(&trace).expect("read"), good);
 }
+
+/// `causeway status` on a finished run says so (its rate no longer decays with the clock and it
+/// shows no time left); while a run holds the directory it reports it running.
+#[test]
+fn status_knows_a_finished_run_from_a_running_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "a.yaml", YAML);
+    let out = dir.path().join("R");
+    let first = run(&y, &out);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let status = || {
+        let o = Command::new(BIN)
+            .arg("status")
+            .arg(&out)
+            .output()
+            .expect("status");
+        text(&o)
+    };
+    let s = status();
+    assert!(s.contains("finished"), "{s}");
+    assert!(!s.contains("time left"), "{s}");
+    let lock = causeway_coordinator::runner::lock_run_dir(&out).expect("lock");
+    let s = status();
+    assert!(s.contains("running"), "{s}");
+    drop(lock);
+}
