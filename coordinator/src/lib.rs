@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod dispatch;
+pub mod eta;
 pub mod experiment;
 pub mod membership;
 pub mod runner;

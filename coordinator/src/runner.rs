@@ -21,6 +21,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WorkerHandle};
+use crate::eta::CostEstimate;
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
 use crate::store::{self, Event, JobState, JobStatus, JobStore};
@@ -477,11 +478,17 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} chains  eta {eta}  {msg}",
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} chains  {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_position(skipped as u64);
+    // Time left from the chains' own costs, per cell (see `crate::eta`).
+    let mut eta = CostEstimate::new(
+        plan.manifest.cells.len(),
+        pending.iter().map(|&i| jobs[i].cell),
+    );
+    let slots = n_static.max(1);
 
     let setup_seconds = start.elapsed().as_secs_f64();
     let (tx, mut rx) = mpsc::channel::<Outcome>(256);
@@ -531,6 +538,13 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 attempts,
                 result,
             } => {
+                eta.finished(
+                    jobs[index].cell,
+                    result.elapsed_seconds.last().copied().unwrap_or(f64::NAN),
+                );
+                if let Some(s) = eta.seconds_left(slots) {
+                    bar.set_message(format!("eta {}", store::human_seconds(s)));
+                }
                 let rd2 = rd.clone();
                 writes.spawn_blocking(move || {
                     let worker = result.worker_id.clone();
@@ -559,6 +573,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                         jobs[*index].job_id
                     ));
                     bar.inc(1);
+                    eta.dropped(jobs[*index].cell);
                 }
                 writer.send(ev);
             }

@@ -765,7 +765,8 @@ pub fn failure_table(failures: &[JobStatus]) -> String {
     out
 }
 
-fn human_seconds(s: f64) -> String {
+/// Seconds as `1h02m`, `3m05s` or `42s`.
+pub fn human_seconds(s: f64) -> String {
     let s = s.max(0.0).round() as u64;
     if s >= 3600 {
         format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
