@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use polars::prelude::*;
-use rayon::prelude::*;
 
 use crate::diagnostics;
 use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
@@ -138,6 +137,24 @@ pub static REPORTS: &[ReportKind] = &[
         what: "paper 002 Table 2 (§5.2, C.2): LUCAS Markov blankets, Figure 3 edges, Table 6, Figure 4",
         build: hidden2025::table2,
     },
+    ReportKind {
+        name: "hidden2025.table3",
+        model: "hidden2025",
+        what: "paper 002 Table 3 (§5.3): proportion of datasets selecting G2 between two DAGs",
+        build: hidden2025::table3,
+    },
+    ReportKind {
+        name: "hidden2025.table7",
+        model: "hidden2025",
+        what: "paper 002 Tables 7 and 8 (supplement E): two candidate parent sets",
+        build: hidden2025::table7,
+    },
+    ReportKind {
+        name: "hidden2025.alarm",
+        model: "hidden2025",
+        what: "paper 002 supplement F (Tables 9-11, Figure 10): ALARM probabilities, parent sets, edges",
+        build: hidden2025::alarm,
+    },
 ];
 
 /// The report kind called `name`. The error lists the allowed names.
@@ -212,6 +229,32 @@ pub fn chain_draws(
     Ok(out)
 }
 
+/// `f` over `items` on plain threads (one chunk per core), results in `items`' order. Not rayon:
+/// the chain and dataset reads call polars, whose own rayon pool, entered from a global rayon
+/// worker, lets that worker steal further tasks while it waits; with hundreds of tasks the
+/// nesting overflowed a worker's stack (measured on the quick profile's 960 tasks).
+pub fn par_map<T: Sync, U: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<U, ReportError> + Sync,
+) -> Result<Vec<U>, ReportError> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|c| scope.spawn(|| c.iter().map(&f).collect::<Result<Vec<U>, _>>()))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            let part = h
+                .join()
+                .map_err(|_| ReportError::Other("a report thread panicked".into()))??;
+            out.extend(part);
+        }
+        Ok(out)
+    })
+}
+
 /// R-hat and ESS of every monitored scalar, worst over each cell's replicates.
 pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError> {
     let reps = m
@@ -220,40 +263,37 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
         .map(|j| j.replicate)
         .max()
         .map_or(0, |r| r + 1);
-    // Cells are independent: one rayon task each (trace reads and diagnostics); the map is
+    // Cells are independent: spread over the cores (trace reads and diagnostics); the map is
     // keyed by cell index, so the result does not depend on the order they finish in.
-    let rows = m
-        .cells
-        .par_iter()
-        .map(
-            |c| -> Result<(usize, Vec<(String, CellConvergence)>), ReportError> {
-                let mut row = Vec::new();
-                for s in &m.monitor {
-                    let mut worst = CellConvergence {
-                        rhat: f64::NAN,
-                        ess_bulk: f64::NAN,
-                        ess_tail: f64::NAN,
-                    };
-                    for r in 0..reps {
-                        let draws = chain_draws(rd, m, c.index, r, s)?;
-                        if draws.is_empty() {
-                            continue;
-                        }
-                        let n = draws.iter().map(Vec::len).min().unwrap_or(0);
-                        let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
-                        let Ok(d) = diagnostics::diagnose(&views) else {
-                            continue;
-                        };
-                        worst.rhat = nan_max(worst.rhat, d.rhat);
-                        worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
-                        worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
+    let rows = par_map(
+        &m.cells,
+        |c| -> Result<(usize, Vec<(String, CellConvergence)>), ReportError> {
+            let mut row = Vec::new();
+            for s in &m.monitor {
+                let mut worst = CellConvergence {
+                    rhat: f64::NAN,
+                    ess_bulk: f64::NAN,
+                    ess_tail: f64::NAN,
+                };
+                for r in 0..reps {
+                    let draws = chain_draws(rd, m, c.index, r, s)?;
+                    if draws.is_empty() {
+                        continue;
                     }
-                    row.push((s.clone(), worst));
+                    let n = draws.iter().map(Vec::len).min().unwrap_or(0);
+                    let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
+                    let Ok(d) = diagnostics::diagnose(&views) else {
+                        continue;
+                    };
+                    worst.rhat = nan_max(worst.rhat, d.rhat);
+                    worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
+                    worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
                 }
-                Ok((c.index, row))
-            },
-        )
-        .collect::<Result<Vec<_>, _>>()?;
+                row.push((s.clone(), worst));
+            }
+            Ok((c.index, row))
+        },
+    )?;
     Ok(rows.into_iter().collect())
 }
 

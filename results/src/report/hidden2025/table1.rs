@@ -12,9 +12,8 @@ use causeway_papers::hidden2025::evaluation::sparse_counts::{
 };
 use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
-use rayon::prelude::*;
 
-use crate::report::{Convergence, ReportError, Table, json_text};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// The table's methods, in row order: HiDDeN (Algorithm 1), the exact posterior, then the
@@ -192,13 +191,10 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         .iter()
         .flat_map(|(id, &i)| (0..reps).map(move |r| (*id, i, r)))
         .collect();
-    let loaded = work
-        .par_iter()
-        .map(|&(id, i, r)| {
-            let (cell, s) = &specs[i];
-            load_dataset(rd, &m.cells[*cell], s, r).map(|d| ((id, r), d))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let loaded = par_map(&work, |&(id, i, r)| {
+        let (cell, s) = &specs[i];
+        load_dataset(rd, &m.cells[*cell], s, r).map(|d| ((id, r), d))
+    })?;
     let datasets: HashMap<(&str, u64), DatasetResult> = loaded.into_iter().collect();
     // eq 14 per (cell, replicate).
     let chain_work: Vec<(usize, u64)> = specs
@@ -206,17 +202,14 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         .enumerate()
         .flat_map(|(i, _)| (0..reps).map(move |r| (i, r)))
         .collect();
-    let chain_rmses = chain_work
-        .par_iter()
-        .map(|&(i, r)| {
-            let (cell, _) = &specs[i];
-            let key = (m.cells[*cell].dataset_id.as_str(), r);
-            match datasets.get(&key) {
-                Some(d) => chain_rmse(rd, m, *cell, r, &d.truth).map(|x| (i, r, x)),
-                None => Ok((i, r, None)),
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let chain_rmses = par_map(&chain_work, |&(i, r)| {
+        let (cell, _) = &specs[i];
+        let key = (m.cells[*cell].dataset_id.as_str(), r);
+        match datasets.get(&key) {
+            Some(d) => chain_rmse(rd, m, *cell, r, &d.truth).map(|x| (i, r, x)),
+            None => Ok((i, r, None)),
+        }
+    })?;
 
     // Per (K_Pa, method): RMSE per replicate (keyed by dataset id and replicate, for pairing).
     let mut by: ByMethod = BTreeMap::new();

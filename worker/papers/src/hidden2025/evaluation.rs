@@ -21,12 +21,15 @@
 //! synthetic data; `levels: declared`, the default for the real datasets), and [`level_counts`]
 //! turns the choice into the two numbers (r, q) every estimator and score takes.
 
+pub mod alarm;
 pub mod blankets;
 pub mod logistic;
 pub mod markov_blanket;
 pub mod scores;
 pub mod search;
 pub mod sparse_counts;
+pub mod two_dags;
+pub mod two_parent_sets;
 
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
 
