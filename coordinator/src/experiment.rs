@@ -37,8 +37,11 @@ use causeway_results::check::{Expected, ExpectedValue};
 use causeway_results::rundir::{CellRecord, JobRecord, Manifest, SeedRecord};
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
-use yaml_rust2::scanner::Marker;
+
+pub use crate::positions::Positions;
+
+mod checks;
+use checks::{check_name, check_report_and_monitor, non_finite};
 
 /// An experiment-file error, located in the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -223,117 +226,6 @@ fn expand_jobs(
 
 fn digits(n: usize) -> usize {
     n.saturating_sub(1).max(1).to_string().len()
-}
-
-/// `path → (line, column)` (1-based) of every node of a YAML document. Paths join mapping keys
-/// with `.` and sequence indices as `[i]`: `grid.product.params.lambda[1]`.
-#[derive(Debug, Default, Clone)]
-pub struct Positions(HashMap<String, (usize, usize)>);
-
-enum Frame {
-    Map { path: String, key: Option<String> },
-    Seq { path: String, index: usize },
-}
-
-#[derive(Default)]
-struct Indexer {
-    stack: Vec<Frame>,
-    pos: HashMap<String, (usize, usize)>,
-}
-
-impl Indexer {
-    /// Path of the node about to be read, or `None` if the node is a mapping key.
-    fn value_path(&mut self) -> Option<String> {
-        match self.stack.last_mut() {
-            None => Some(String::new()),
-            Some(Frame::Map { key: None, .. }) => None,
-            Some(Frame::Map { path, key: Some(k) }) => Some(join(path, k)),
-            Some(Frame::Seq { path, index }) => Some(format!("{path}[{index}]")),
-        }
-    }
-    fn advance(&mut self) {
-        match self.stack.last_mut() {
-            Some(Frame::Map { key, .. }) => *key = None,
-            Some(Frame::Seq { index, .. }) => *index += 1,
-            None => {}
-        }
-    }
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-impl MarkedEventReceiver for Indexer {
-    fn on_event(&mut self, ev: Event, mark: Marker) {
-        let here = (mark.line(), mark.col() + 1);
-        match ev {
-            Event::Scalar(s, ..) => match self.value_path() {
-                None => {
-                    if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
-                        *key = Some(s);
-                    }
-                }
-                Some(p) => {
-                    self.pos.insert(p, here);
-                    self.advance();
-                }
-            },
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
-                let p = self.value_path().unwrap_or_default();
-                self.pos.insert(p.clone(), here);
-                if matches!(ev, Event::MappingStart(..)) {
-                    self.stack.push(Frame::Map { path: p, key: None });
-                } else {
-                    self.stack.push(Frame::Seq { path: p, index: 0 });
-                }
-            }
-            Event::MappingEnd | Event::SequenceEnd => {
-                self.stack.pop();
-                self.advance();
-            }
-            Event::Alias(..) => {
-                if let Some(p) = self.value_path() {
-                    self.pos.insert(p, here);
-                }
-                self.advance();
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Positions {
-    /// Index `text`. A document the scanner rejects gives an empty index (serde_yaml reports
-    /// the syntax error with its location).
-    pub fn index(text: &str) -> Self {
-        let mut ix = Indexer::default();
-        let mut parser = Parser::new_from_str(text);
-        if parser.load(&mut ix, false).is_err() {
-            return Positions::default();
-        }
-        Positions(ix.pos)
-    }
-
-    /// Position of `path`, or of its longest indexed prefix.
-    pub fn locate(&self, path: &str) -> Option<(usize, usize)> {
-        let mut p = path.to_string();
-        loop {
-            if let Some(x) = self.0.get(&p) {
-                return Some(*x);
-            }
-            let cut = p.rfind(['.', '['])?;
-            p.truncate(cut);
-        }
-    }
-
-    fn get(&self, path: &str) -> Option<(usize, usize)> {
-        self.0.get(path).copied()
-    }
 }
 
 struct Ctx<'a> {
@@ -702,63 +594,6 @@ pub fn plan_from_str(
     })
 }
 
-/// Refuse a `report:` kind that causeway does not know or that reads another model's runs, and a
-/// `monitor:` scalar the model does not trace, naming the YAML position and the allowed values.
-fn check_report_and_monitor(
-    ctx: &Ctx<'_>,
-    ef: &ExperimentFile,
-    model: &dyn registry::Model,
-) -> Result<(), ExperimentError> {
-    for (i, kind) in ef.report.iter().enumerate() {
-        let k = causeway_results::report::report_kind(kind)
-            .map_err(|e| ctx.err_at(&format!("report[{i}]"), format!("report: {e}")))?;
-        if k.model != ef.model {
-            return Err(ctx.err_at(
-                &format!("report[{i}]"),
-                format!(
-                    "report: {kind:?} reads runs of model {}, not {}",
-                    k.model, ef.model
-                ),
-            ));
-        }
-    }
-    for (i, name) in ef.monitor.iter().enumerate() {
-        if !model.monitors().contains(&name.as_str()) {
-            return Err(ctx.err_at(
-                &format!("monitor[{i}]"),
-                format!(
-                    "monitor: {name:?} is not traced by model {}: allowed values are {}",
-                    ef.model,
-                    model.monitors().join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// `name:` is the default run directory `runs/<name>/`: it must be one plain path component
-/// (letters, digits, `_`, `-`, `.`; not `.` or `..`), so a run cannot write outside `runs/`.
-fn check_name(ctx: &Ctx<'_>, name: &str) -> Result<(), ExperimentError> {
-    let plain = !name.is_empty()
-        && name != "."
-        && name != ".."
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if plain {
-        Ok(())
-    } else {
-        Err(ctx.err_at(
-            "name",
-            format!(
-                "name: {name:?} is not a plain directory name: use letters, digits, '_', '-' and \
-                 '.' (not '.' or '..'); it names the run directory runs/<name>/"
-            ),
-        ))
-    }
-}
-
 /// Validate the `checks:` entries (scalars only, a finite tolerance ≥ 0).
 fn checks(ctx: &Ctx<'_>, entries: &[CheckEntry]) -> Result<Vec<Expected>, ExperimentError> {
     let scalar = |v: &Value, ypath: &str| -> Result<String, ExperimentError> {
@@ -885,22 +720,6 @@ fn to_json(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<serde_json::Value, E
     }
     serde_json::to_value(v)
         .map_err(|e| ctx.err_at(ypath, format!("cannot be represented as data: {e}")))
-}
-
-/// The YAML path of the first non-finite number in `v` (paths as [`Positions`] names them).
-fn non_finite(v: &Value, path: &str) -> Option<String> {
-    match v {
-        Value::Number(n) if n.as_f64().is_some_and(|x| !x.is_finite()) => Some(path.to_string()),
-        Value::Sequence(s) => s
-            .iter()
-            .enumerate()
-            .find_map(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
-        Value::Mapping(m) => m
-            .iter()
-            .find_map(|(k, x)| non_finite(x, &format!("{path}.{}", key_str(k)))),
-        Value::Tagged(t) => non_finite(&t.value, path),
-        _ => None,
-    }
 }
 
 fn strip_location(msg: &str) -> String {

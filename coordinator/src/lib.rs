@@ -10,6 +10,8 @@ pub mod dispatch;
 pub mod eta;
 pub mod experiment;
 pub mod membership;
+pub mod positions;
 pub mod runner;
 pub mod security_args;
+pub mod status;
 pub mod store;

@@ -115,6 +115,17 @@ impl DiscreteData {
         })
     }
 
+    /// [`DiscreteData::new`] from `(name, labels)` pairs, one per variable, and the code columns
+    /// (for small tables written by hand, e.g. in tests).
+    pub fn labelled(variables: &[(&str, &[&str])], columns: Vec<Vec<u16>>) -> Result<Self, String> {
+        let names = variables.iter().map(|(n, _)| n.to_string()).collect();
+        let levels = variables
+            .iter()
+            .map(|(_, l)| l.iter().map(|x| x.to_string()).collect())
+            .collect();
+        DiscreteData::new(names, levels, columns)
+    }
+
     /// n, the number of rows.
     pub fn n(&self) -> usize {
         self.columns.first().map_or(0, Vec::len)
@@ -315,12 +326,11 @@ mod tests {
 
     fn small() -> DiscreteData {
         // n = 6; A (2 levels), B (3 levels), C (2 levels).
-        DiscreteData::new(
-            vec!["A".into(), "B".into(), "C".into()],
-            vec![
-                vec!["a0".into(), "a1".into()],
-                vec!["b0".into(), "b1".into(), "b2".into()],
-                vec!["no".into(), "yes".into()],
+        DiscreteData::labelled(
+            &[
+                ("A", &["a0", "a1"]),
+                ("B", &["b0", "b1", "b2"]),
+                ("C", &["no", "yes"]),
             ],
             vec![
                 vec![0, 1, 0, 1, 0, 0],

@@ -254,12 +254,11 @@ mod tests {
 
     fn data() -> DiscreteData {
         // child C (3 levels) given A (2 levels) and B (3 levels), n = 7: several empty configs.
-        DiscreteData::new(
-            vec!["A".into(), "B".into(), "C".into()],
-            vec![
-                vec!["a0".into(), "a1".into()],
-                vec!["b0".into(), "b1".into(), "b2".into()],
-                vec!["c0".into(), "c1".into(), "c2".into()],
+        DiscreteData::labelled(
+            &[
+                ("A", &["a0", "a1"]),
+                ("B", &["b0", "b1", "b2"]),
+                ("C", &["c0", "c1", "c2"]),
             ],
             vec![
                 vec![0, 1, 0, 1, 0, 0, 1],

@@ -559,12 +559,11 @@ mod tests {
     use serde_json::json;
 
     fn data() -> DiscreteData {
-        DiscreteData::new(
-            vec!["A".into(), "B".into(), "C".into()],
-            vec![
-                vec!["0".into(), "1".into()],
-                vec!["0".into(), "1".into(), "2".into()],
-                vec!["0".into(), "1".into(), "2".into()],
+        DiscreteData::labelled(
+            &[
+                ("A", &["0", "1"]),
+                ("B", &["0", "1", "2"]),
+                ("C", &["0", "1", "2"]),
             ],
             vec![vec![0, 1, 0], vec![0, 1, 2], vec![2, 1, 0]],
         )

@@ -473,12 +473,11 @@ struct HiddenGeweke {
 
 impl HiddenGeweke {
     fn new(defect: Option<Defect>) -> Self {
-        let base = DiscreteData::new(
-            vec!["A".into(), "B".into(), "C".into()],
-            vec![
-                vec!["0".into(), "1".into()],
-                vec!["0".into(), "1".into()],
-                vec!["0".into(), "1".into(), "2".into()],
+        let base = DiscreteData::labelled(
+            &[
+                ("A", &["0", "1"]),
+                ("B", &["0", "1"]),
+                ("C", &["0", "1", "2"]),
             ],
             vec![
                 vec![0, 1, 0, 1, 0, 0, 1],

@@ -272,12 +272,8 @@ mod tests {
 
     /// X (2 levels), Y (3 levels), n = 8.
     fn data() -> DiscreteData {
-        DiscreteData::new(
-            vec!["X".into(), "Y".into()],
-            vec![
-                vec!["0".into(), "1".into()],
-                vec!["a".into(), "b".into(), "c".into()],
-            ],
+        DiscreteData::labelled(
+            &[("X", &["0", "1"]), ("Y", &["a", "b", "c"])],
             vec![vec![0, 0, 0, 1, 1, 1, 1, 0], vec![0, 1, 0, 2, 2, 2, 1, 0]],
         )
         .expect("valid")

@@ -337,12 +337,8 @@ mod tests {
     fn baselines_by_hand() {
         // x with levels 1, 2, 3 (level 2 absent after present-level coding is irrelevant here:
         // declared, never observed); y binary.
-        let data = DiscreteData::new(
-            vec!["x".into(), "y".into()],
-            vec![
-                vec!["1".into(), "2".into(), "3".into()],
-                vec!["0".into(), "1".into()],
-            ],
+        let data = DiscreteData::labelled(
+            &[("x", &["1", "2", "3"]), ("y", &["0", "1"])],
             vec![vec![0, 0, 0, 2, 2, 0], vec![1, 0, 1, 0, 0, 1]],
         )
         .expect("data");

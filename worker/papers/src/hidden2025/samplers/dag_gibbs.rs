@@ -491,12 +491,11 @@ mod tests {
     use crate::seed::chain_rng;
 
     fn data() -> DiscreteData {
-        DiscreteData::new(
-            vec!["A".into(), "B".into(), "C".into()],
-            vec![
-                vec!["a0".into(), "a1".into()],
-                vec!["b0".into(), "b1".into(), "b2".into()],
-                vec!["no".into(), "yes".into()],
+        DiscreteData::labelled(
+            &[
+                ("A", &["a0", "a1"]),
+                ("B", &["b0", "b1", "b2"]),
+                ("C", &["no", "yes"]),
             ],
             vec![
                 vec![0, 1, 0, 1, 0, 0, 1, 1],
