@@ -217,3 +217,44 @@ fn a_trace_too_long_to_hold_is_refused_before_the_run() {
         .is_ok()
     );
 }
+
+/// An experiment can point causeway at any file of its data directory: the errors about it name
+/// the line and column but never echo the file's text (`data_dir: /etc` printed two lines of
+/// /etc/passwd).
+#[test]
+fn errors_about_a_data_file_do_not_echo_its_contents() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("secret.csv"),
+        "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+    )
+    .expect("write");
+    let text = GOOD.replace(
+        "dataset: {kind: ibp_synthetic, n_observed: 4, n_trials: 10, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}",
+        "dataset: {kind: binary_csv, path: secret.csv}",
+    );
+    let e = plan_from_str(
+        Path::new("exp.yaml"),
+        &text,
+        ProfileName::Quick,
+        Some(dir.path()),
+    )
+    .expect_err("not a binary CSV")
+    .to_string();
+    assert!(e.contains("line 2") && e.contains("column 1"), "{e}");
+    assert!(
+        !e.contains("root") && !e.contains("daemon"),
+        "echoes the file: {e}"
+    );
+    // A plain value is still shown, so a real data error stays easy to find.
+    std::fs::write(dir.path().join("secret.csv"), "Smoking,Anxiety\n0,1\n2,0\n").expect("write");
+    let e = plan_from_str(
+        Path::new("exp.yaml"),
+        &text,
+        ProfileName::Quick,
+        Some(dir.path()),
+    )
+    .expect_err("2 is not binary")
+    .to_string();
+    assert!(e.contains("\"Smoking\"") && e.contains("\"2\""), "{e}");
+}

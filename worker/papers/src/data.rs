@@ -96,6 +96,22 @@ impl Dataset {
     }
 }
 
+/// A data file's text as an error message may show it: quoted if it is a plain short token
+/// (at most 40 characters: letters, digits, space, `_ . + -`), else a placeholder. An experiment
+/// can point causeway at any file in its data directory, so errors never echo a line of it
+/// (`data_dir: /etc` once printed two lines of /etc/passwd).
+pub fn shown(text: &str) -> String {
+    let plain = text.len() <= 40
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '.' | '+' | '-'));
+    if plain {
+        format!("{text:?}")
+    } else {
+        "(a value not shown: errors do not echo data files)".to_string()
+    }
+}
+
 /// Where real datasets live. Paths named in an experiment resolve inside `data_dir` only.
 #[derive(Debug, Clone)]
 pub struct DataContext {

@@ -351,7 +351,7 @@ fn parse_values(s: &str, file: &str, pair: &str, col: &str) -> Result<Vec<f64>, 
         .enumerate()
         .map(|(i, tok)| {
             tok.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
-                ParamError::new("dataset.path", format!("{file}: pair {pair}, column {col}, value {i}: {tok:?} is not a finite number"))
+                ParamError::new("dataset.path", format!("{file}: pair {pair}, column {col}, value {i}: {} is not a finite number", crate::data::shown(tok)))
             })
         })
         .collect()
@@ -414,14 +414,20 @@ pub fn parse_pairs_meta(text: &str) -> Result<Vec<PairMeta>, String> {
             "<-" => false,
             other => {
                 return Err(bad(&format!(
-                    "original_orientation {other:?} is not -> or <-"
+                    "original_orientation {} is not -> or <-",
+                    crate::data::shown(other)
                 )));
             }
         };
         let in_thesis_set = match get(ix[5]) {
             "1" => true,
             "0" => false,
-            other => return Err(bad(&format!("in_thesis_set {other:?} is not 0 or 1"))),
+            other => {
+                return Err(bad(&format!(
+                    "in_thesis_set {} is not 0 or 1",
+                    crate::data::shown(other)
+                )));
+            }
         };
         let (cause_label, effect_label) = match &labels {
             Some(l) => (get(l[0]).to_string(), get(l[1]).to_string()),

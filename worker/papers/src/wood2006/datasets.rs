@@ -307,7 +307,8 @@ pub fn read_binary_csv(path: &std::path::Path, hide: &[String]) -> Result<Datase
         }
         if names[..j].contains(nm) {
             return Err(err(format!(
-                "column name {nm:?} appears twice in the header"
+                "column name {} appears twice in the header",
+                crate::data::shown(nm)
             )));
         }
     }
@@ -329,9 +330,11 @@ pub fn read_binary_csv(path: &std::path::Path, hide: &[String]) -> Result<Datase
                 "1" => 1,
                 other => {
                     return Err(err(format!(
-                        "line {}, column {:?}: value {other:?} is not binary (allowed values are 0 and 1)",
+                        "line {}, column {} {}: value {} is not binary (allowed values are 0 and 1)",
                         lineno + 1,
-                        names[j]
+                        j + 1,
+                        crate::data::shown(&names[j]),
+                        crate::data::shown(other)
                     )));
                 }
             };

@@ -458,7 +458,11 @@ fn cut_column(
             path_err(
                 file,
                 Some(*line),
-                format!("column {name:?}: {v:?} is not a number to bin"),
+                format!(
+                    "column {}: {} is not a number to bin",
+                    crate::data::shown(name),
+                    crate::data::shown(v)
+                ),
             )
         })?;
         let bin = breaks
@@ -501,8 +505,10 @@ fn code_column(
                     return Err(ParamError::new(
                         format!("dataset.levels.{key}"),
                         format!(
-                            "{file}, line {}, column {name:?}: {v:?} is not a declared level ({})",
+                            "{file}, line {}, column {}: {} is not a declared level ({})",
                             row.0,
+                            crate::data::shown(name),
+                            crate::data::shown(&v),
                             list.join(", ")
                         ),
                     ));
@@ -523,8 +529,10 @@ fn code_column(
                         file,
                         Some(row.0),
                         format!(
-                            "column {name:?}: {v:?} looks continuous: discretise it with `bins:` \
-                             (or declare its levels with `levels:`)"
+                            "column {}: {} looks continuous: discretise it with `bins:` \
+                             (or declare its levels with `levels:`)",
+                            crate::data::shown(name),
+                            crate::data::shown(&v)
                         ),
                     ));
                 }

@@ -111,7 +111,11 @@ fn number(file: &str, line: usize, name: &str, v: &str) -> Result<f64, ParamErro
         err(
             file,
             line,
-            format!("column {name:?}: {v:?} is not a number"),
+            format!(
+                "column {}: {} is not a number",
+                crate::data::shown(name),
+                crate::data::shown(v)
+            ),
         )
     })
 }
