@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use causeway_papers::Matrix;
 use polars::prelude::*;
 
 use crate::diagnostics;
@@ -194,6 +195,20 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     write_csv(&rd.root.join("cost.csv"), &mut cost.df)?;
     write_atomic(&rd.root.join("cost.md"), markdown(&cost).as_bytes())?;
     Ok(())
+}
+
+/// The summary matrices of every finished chain of (cell, replicate), in job order.
+pub fn replicate_summaries(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+) -> Result<Vec<Vec<Matrix>>, ReportError> {
+    m.jobs
+        .iter()
+        .filter(|j| j.cell == cell && j.replicate == replicate && rd.chain_done(&j.job_id))
+        .map(|j| Ok(rd.read_summary(&j.job_id)?))
+        .collect()
 }
 
 /// Post-burn-in draws of `scalar` for every chain of (cell, replicate): M chains × N draws.

@@ -25,7 +25,7 @@ use polars::prelude::*;
 
 use crate::diagnostics::diagnose;
 use crate::report::figures::{self, Line, Panel};
-use crate::report::{Convergence, ReportError, Table, json_text};
+use crate::report::{Convergence, ReportError, Table, f64s, json_text};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// One Figure 10 panel: its name and (√truth, √estimate, 0) points.
@@ -74,17 +74,6 @@ fn label(data: &DiscreteData, set: &[usize]) -> String {
         .join(";")
 }
 
-/// Column `name` of a trace frame as f64 (nulls → NaN).
-fn column(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
-    Ok(df
-        .column(name)?
-        .cast(&DataType::Float64)?
-        .f64()?
-        .iter()
-        .map(|x| x.unwrap_or(f64::NAN))
-        .collect())
-}
-
 /// Each finished chain's trace columns `names` over burn_in < iteration ≤ `last`.
 fn chain_columns(
     rd: &RunDir,
@@ -107,7 +96,7 @@ fn chain_columns(
         let keep: Vec<bool> = it.iter().map(|&i| i > c.run.burn_in && i <= last).collect();
         let mut cols = Vec::with_capacity(names.len());
         for n in names {
-            let v = column(&df, n)?;
+            let v = f64s(&df, n)?;
             cols.push(
                 v.into_iter()
                     .zip(&keep)

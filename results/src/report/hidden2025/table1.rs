@@ -13,7 +13,7 @@ use causeway_papers::hidden2025::evaluation::sparse_counts::{
 use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
-use crate::report::{Convergence, ReportError, Table, json_text, par_map};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// The table's methods, in row order: HiDDeN (Algorithm 1), the exact posterior, then the
@@ -117,14 +117,7 @@ fn chain_rmse(
     rep: u64,
     truth: &LevelProbabilities,
 ) -> Result<Option<f64>, ReportError> {
-    let mut summaries = Vec::new();
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == cell && j.replicate == rep && rd.chain_done(&j.job_id))
-    {
-        summaries.push(rd.read_summary(&j.job_id)?);
-    }
+    let summaries = replicate_summaries(rd, m, cell, rep)?;
     let preds: Vec<_> = summaries
         .iter()
         .filter_map(|s| find(s, "predictive"))

@@ -22,7 +22,7 @@ use causeway_papers::hidden2025::evaluation::markov_blanket::{
 use polars::prelude::*;
 
 use crate::report::figures::{self, TraceVar};
-use crate::report::{Convergence, ReportError, Table, json_text};
+use crate::report::{Convergence, ReportError, Table, f64s, json_text};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// Points per chain drawn in Figure 4 (every draw up to this, then every s-th; display only).
@@ -141,17 +141,6 @@ pub(super) fn read_truth(
     )))
 }
 
-/// Column `name` of a trace frame as f64 (nulls → NaN).
-fn column(df: &DataFrame, name: &str) -> Result<Vec<f64>, ReportError> {
-    Ok(df
-        .column(name)?
-        .cast(&DataType::Float64)?
-        .f64()?
-        .iter()
-        .map(|x| x.unwrap_or(f64::NAN))
-        .collect())
-}
-
 /// Algorithm 2's draws of an `edges` cell: estimates and log-posterior traces.
 fn edges_fit(
     rd: &RunDir,
@@ -175,7 +164,7 @@ fn edges_fit(
         let keep: Vec<bool> = it.iter().map(|&i| i > burn_in).collect();
         let mut zs = Vec::with_capacity(n_candidates);
         for i in 0..n_candidates {
-            let v = column(&df, &format!("z_{i}"))?;
+            let v = f64s(&df, &format!("z_{i}"))?;
             zs.push(
                 v.iter()
                     .zip(&keep)
@@ -185,7 +174,7 @@ fn edges_fit(
             );
         }
         z_chains.push(zs);
-        let lp = column(&df, "log_posterior")?;
+        let lp = f64s(&df, "log_posterior")?;
         traces.push(it.into_iter().zip(lp).collect());
     }
     let estimate = if z_chains.is_empty() {

@@ -15,7 +15,7 @@ use causeway_papers::hidden2025::evaluation::two_dags::{
 use causeway_papers::hidden2025::params::Params;
 use polars::prelude::*;
 
-use crate::report::{Convergence, ReportError, Table, json_text, par_map};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// The table's methods, in row order.
@@ -75,14 +75,7 @@ fn outcome(rd: &RunDir, m: &Manifest, c: &CellRecord, rep: u64) -> Result<Outcom
         *d = score_differences(&data, graph, score, rule).map_err(|e| other(&ctx, e))?[G2];
     }
     let exact = exact_posterior(&data, &cfg).map_err(|e| other(&ctx, e))?[G2];
-    let mut summaries = Vec::new();
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == c.index && j.replicate == rep && rd.chain_done(&j.job_id))
-    {
-        summaries.push(rd.read_summary(&j.job_id)?);
-    }
+    let summaries = replicate_summaries(rd, m, c.index, rep)?;
     let dags: Vec<_> = summaries.iter().filter_map(|s| find(s, "dags")).collect();
     let hidden = if dags.is_empty() {
         None

@@ -15,7 +15,7 @@ use causeway_papers::hidden2025::evaluation::two_parent_sets::{
 use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
-use crate::report::{Convergence, ReportError, Table, json_text, par_map};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// BDeu's imaginary sample size (bnlearn's default, the paper's "BDE").
@@ -134,14 +134,7 @@ fn chain_posterior(
     rep: u64,
     s: &CellSpec,
 ) -> Result<Option<(f64, Vec<f64>)>, ReportError> {
-    let mut summaries = Vec::new();
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == cell && j.replicate == rep && rd.chain_done(&j.job_id))
-    {
-        summaries.push(rd.read_summary(&j.job_id)?);
-    }
+    let summaries = replicate_summaries(rd, m, cell, rep)?;
     let sets: Vec<_> = summaries
         .iter()
         .filter_map(|x| find(x, "parent_sets"))

@@ -55,6 +55,7 @@ pub fn final_state_counts<S: Sampler, K: Eq + Hash>(
         let mut rng = chain_rng(seed, 17, 0, c);
         let mut s = make(&mut rng);
         for _ in 0..sweeps {
+            // Test harness (feature `testing`): a sampler error is the test's failure.
             s.step(&mut rng).expect("step");
         }
         *counts.entry(key(&s)).or_insert(0) += 1;

@@ -143,6 +143,7 @@ pub fn geweke_test<M: GewekeModel>(
         }
     }
     let bf = batches as f64;
+    // N(0, 1) has valid parameters: the constructor cannot fail.
     let normal = Normal::new(0.0, 1.0).expect("standard normal");
     let stats = names
         .into_iter()

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use causeway_papers::chain::Sampler;
+use causeway_papers::chain::{RunSpec, Sampler};
 use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::equations::{
     HConditional, log_edge_prior, log_marginal_likelihood,
@@ -300,8 +300,13 @@ fn against_exact(p: &Params, defect: Option<Defect>, iterations: usize) -> Vec<(
     let burn_in = 2_000u64;
     let mut s = HiddenSampler::new(&data, &mcmc_params, &mut rng)
         .expect("sampler")
-        .with_burn_in(burn_in)
         .with_defect(defect);
+    // The chain driver's call: adaptation runs during burn-in only.
+    s.begin(&RunSpec {
+        iterations: u64::MAX,
+        burn_in,
+        thin: 1,
+    });
     for _ in 0..burn_in {
         s.step(&mut rng).expect("step");
     }

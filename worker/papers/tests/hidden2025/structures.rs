@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use causeway_papers::chain::Sampler;
+use causeway_papers::chain::{RunSpec, Sampler};
 use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::equations::{log_edge_prior, log_marginal_likelihood};
 use causeway_papers::hidden2025::params::Params;
@@ -206,8 +206,13 @@ fn parent_sets_against_exact(defect: Option<Defect>) -> Vec<(String, f64)> {
     let exact = ex.result().expect("result").clone();
     let mut s = ParentSetSampler::new(&data, &parent_set_params("parent_sets"), &mut rng)
         .expect("sampler")
-        .with_burn_in(2_000)
         .with_defect(defect);
+    // The chain driver's call: adaptation runs during burn-in only.
+    s.begin(&RunSpec {
+        iterations: u64::MAX,
+        burn_in: 2_000,
+        thin: 1,
+    });
     let m = SETS.len();
     let mut names: Vec<String> = (0..m).map(|i| format!("Pa_{i}")).collect();
     names.extend(["t_0".to_string(), "t_1".to_string()]);
@@ -337,8 +342,13 @@ fn dag_against_exact(
     let mut rng = chain_rng(37, 4, 0, 0);
     let mut s = DagGibbsSampler::new(&data, &p, &mut rng)
         .expect("sampler")
-        .with_burn_in(2_000)
         .with_defect(defect);
+    // The chain driver's call: adaptation runs during burn-in only.
+    s.begin(&RunSpec {
+        iterations: u64::MAX,
+        burn_in: 2_000,
+        thin: 1,
+    });
     let g = s.graph().clone();
     let dags = enumerate_dags(&g.candidates).expect("enumerate");
     let log_prior: Vec<f64> = dags
@@ -485,8 +495,13 @@ fn dags_against_exact(defect: Option<Defect>) -> Vec<(String, f64)> {
     let mut rng = chain_rng(41, 4, 0, 0);
     let mut s = DagSampler::new(&data, &dags_params(), &mut rng)
         .expect("sampler")
-        .with_burn_in(2_000)
         .with_defect(defect);
+    // The chain driver's call: adaptation runs during burn-in only.
+    s.begin(&RunSpec {
+        iterations: u64::MAX,
+        burn_in: 2_000,
+        thin: 1,
+    });
     let g = s.graph().clone();
     let masks = s.dag_masks().to_vec();
     let log_prior: Vec<f64> = DAG_PRIOR.iter().map(|p| p.ln()).collect();

@@ -159,7 +159,7 @@ impl Parser<'_> {
         self.pos += 1;
         Ok(t)
     }
-    fn expect(&mut self, s: &str, ctx: &str) -> Result<usize, ParamError> {
+    fn expect_token(&mut self, s: &str, ctx: &str) -> Result<usize, ParamError> {
         let t = self.next(&format!("`{s}`"))?;
         if t.text != s {
             return Err(err(
@@ -244,7 +244,7 @@ impl BifNetwork {
             match kw.as_str() {
                 "network" => {
                     p.word("a network name", " in `network`")?;
-                    p.expect("{", " in `network`")?;
+                    p.expect_token("{", " in `network`")?;
                     while p.peek() != Some("}") {
                         let t = p.next("`}`")?;
                         if t.text != "property" {
@@ -259,7 +259,7 @@ impl BifNetwork {
                         }
                         p.skip_property()?;
                     }
-                    p.expect("}", " in `network`")?;
+                    p.expect_token("}", " in `network`")?;
                 }
                 "variable" => {
                     let name = p.word("a variable name", " in `variable`")?;
@@ -271,7 +271,7 @@ impl BifNetwork {
                             format!("variable {} is declared twice", name.text),
                         ));
                     }
-                    p.expect("{", &ctx)?;
+                    p.expect_token("{", &ctx)?;
                     let mut states = None;
                     while p.peek() != Some("}") {
                         let t = p.next("`type` or `}`")?;
@@ -289,7 +289,7 @@ impl BifNetwork {
                                         ),
                                     ));
                                 }
-                                p.expect("[", &ctx)?;
+                                p.expect_token("[", &ctx)?;
                                 let k = p.word("the number of states", &ctx)?;
                                 let kv: usize = k.text.parse().map_err(|_| {
                                     err(
@@ -301,10 +301,10 @@ impl BifNetwork {
                                         ),
                                     )
                                 })?;
-                                p.expect("]", &ctx)?;
-                                p.expect("{", &ctx)?;
+                                p.expect_token("]", &ctx)?;
+                                p.expect_token("{", &ctx)?;
                                 let list = p.list("}", "a state name", &ctx)?;
-                                p.expect(";", &ctx)?;
+                                p.expect_token(";", &ctx)?;
                                 if list.len() != kv {
                                     return Err(err(
                                         file,
@@ -353,7 +353,7 @@ impl BifNetwork {
                             }
                         }
                     }
-                    p.expect("}", &ctx)?;
+                    p.expect_token("}", &ctx)?;
                     let states = states.ok_or_else(|| {
                         err(
                             file,
@@ -504,7 +504,7 @@ impl BifNetwork {
 }
 
 fn parse_probability(p: &mut Parser) -> Result<RawCpt, ParamError> {
-    p.expect("(", " in `probability`")?;
+    p.expect_token("(", " in `probability`")?;
     let child = p.word("a variable name", " in `probability`")?;
     let ctx = format!(" in the CPT of {}", child.text);
     let mut parents = Vec::new();
@@ -520,7 +520,7 @@ fn parse_probability(p: &mut Parser) -> Result<RawCpt, ParamError> {
             ));
         }
     }
-    p.expect("{", &ctx)?;
+    p.expect_token("{", &ctx)?;
     let mut table = None;
     let mut rows = Vec::new();
     loop {

@@ -208,12 +208,6 @@ impl DagGibbsSampler {
         self
     }
 
-    /// Adapt step sizes (if `adapt` is set) during the first `burn_in` iterations exactly.
-    pub fn with_burn_in(mut self, burn_in: u64) -> Self {
-        self.adapt_until = Some(burn_in);
-        self
-    }
-
     /// The graph's resolved description (nodes, k_j, Ca(j), ...).
     pub fn graph(&self) -> &GraphSpec {
         &self.graph

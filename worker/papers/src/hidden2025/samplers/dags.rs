@@ -144,12 +144,6 @@ impl DagSampler {
         self
     }
 
-    /// Adapt step sizes (if `adapt` is set) during the first `burn_in` iterations exactly.
-    pub fn with_burn_in(mut self, burn_in: u64) -> Self {
-        self.adapt_until = Some(burn_in);
-        self
-    }
-
     /// The graph's resolved description (`varying` = the nodes that carry t_j).
     pub fn graph(&self) -> &GraphSpec {
         &self.graph

@@ -244,14 +244,6 @@ impl HiddenSampler {
         self
     }
 
-    /// Adapt step sizes (if `adapt` is set) during the first `burn_in` iterations exactly.
-    /// Without this call adaptation stops at the first post-burn-in `accumulate`, i.e. after
-    /// iteration burn_in + 1.
-    pub fn with_burn_in(mut self, burn_in: u64) -> Self {
-        self.adapt_until = Some(burn_in);
-        self
-    }
-
     /// The resolved parameters.
     pub fn config(&self) -> &Resolved {
         &self.cfg

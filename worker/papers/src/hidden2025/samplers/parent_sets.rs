@@ -173,12 +173,6 @@ impl ParentSetSampler {
         self
     }
 
-    /// Adapt step sizes (if `adapt` is set) during the first `burn_in` iterations exactly.
-    pub fn with_burn_in(mut self, burn_in: u64) -> Self {
-        self.adapt_until = Some(burn_in);
-        self
-    }
-
     /// The resolved parameters.
     pub fn config(&self) -> &Resolved {
         &self.cfg
