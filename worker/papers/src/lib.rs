@@ -9,12 +9,17 @@
 //!   with the Indian buffet process and noisy-OR.
 //! - [`kurutmaz2019`]: `003_bf1ce321478f8175.txt`, Kurutmaz (2019), SMC model selection for
 //!   latent-variable causal networks.
+//! - [`hidden2025`]: `002_d97ecc788b964f97.txt`, HiDDeN, hierarchical Dirichlet priors for discrete
+//!   Bayesian networks.
+//! - [`dallaire2014`]: `004_74db43a26dbf0fa1.txt`, Dallaire, Giguère & Chaib-draa (AAAI 2014), deep
+//!   belief-network structure with the cascading IBP and its extension (eCIBP).
 //!
 //! Shared pieces: [`seed`] (the one seeding function), [`chain`] (the sampler trait and the chain
 //! driver), [`data`] (datasets as shipped to workers), [`params`] (parameter parsing with
 //! field paths, so the coordinator can point at the YAML line), [`math`] (log-space helpers).
 
 pub mod chain;
+pub mod dallaire2014;
 pub mod data;
 pub mod hidden2025;
 pub mod kurutmaz2019;

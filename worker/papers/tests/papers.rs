@@ -10,6 +10,7 @@
 // Tests may unwrap (clippy.toml allows it inside #[test] functions; this covers their helpers).
 #![allow(clippy::unwrap_used)]
 
+mod dallaire2014;
 mod hidden2025;
 mod kurutmaz2019;
 mod wood2006;

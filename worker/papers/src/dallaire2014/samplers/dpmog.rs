@@ -1,0 +1,1 @@
+//! The DP mixture of Gaussians baseline of Table 1.

@@ -1,0 +1,1 @@
+//! The KDE baseline of Table 1.

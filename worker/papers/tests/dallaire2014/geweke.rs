@@ -1,0 +1,1 @@
+//! Tests of dallaire2014: geweke.

@@ -1,0 +1,8 @@
+//! Tests of paper 004 (CIBP / eCIBP), model `dallaire2014`: `cargo test --workspace dallaire2014`.
+
+mod datasets;
+mod edge_prior;
+mod evaluation;
+mod geweke;
+mod mtm;
+mod prior_moments;
