@@ -36,4 +36,4 @@ pub use chain::{ChainOutput, RunSpec, Sampler, SamplerError, run_chain, run_chai
 pub use data::{DataContext, Dataset, Matrix};
 pub use params::ParamError;
 pub use registry::{Model, model};
-pub use seed::{ChainRng, chain_rng, dataset_rng, stable_hash};
+pub use seed::{ChainRng, chain_rng, dataset_rng, evaluation_rng, stable_hash};

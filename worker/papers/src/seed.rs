@@ -36,6 +36,16 @@ pub fn chain_rng(base_seed: u64, cell: u64, replicate: u64, chain: u64) -> Chain
     keyed([base_seed, cell, replicate, DOMAIN_CHAIN], chain)
 }
 
+/// A second RNG for a chain, for work that must never change the chain's own draws (fantasy
+/// data for an evaluation, say): the same ChaCha20 key as `rng`, on stream `stream + 2^63`. Chain
+/// streams are chain indices, far below 2^63, so the two never overlap, and the result depends on
+/// the chain's identity only, not on how far `rng` has advanced.
+pub fn evaluation_rng(rng: &ChainRng) -> ChainRng {
+    let mut r = ChaCha20Rng::from_seed(rng.get_seed());
+    r.set_stream(rng.get_stream() ^ (1 << 63));
+    r
+}
+
 /// RNG that generates replicate `replicate` of a synthetic dataset whose canonical
 /// specification hashes to `dataset`. Cells that share a dataset spec share the data.
 pub fn dataset_rng(base_seed: u64, dataset: u64, replicate: u64) -> ChainRng {
