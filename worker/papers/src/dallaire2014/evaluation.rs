@@ -219,3 +219,5 @@ pub fn kl_knn(p: &[f64], q: &[f64], d: usize, k: usize) -> Result<KlEstimate, St
     }
     KnnKl::new(p, p.len() / d, d, k)?.kl(q)
 }
+
+pub mod prior_moments;
