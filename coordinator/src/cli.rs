@@ -11,6 +11,7 @@
 //! causeway validate FILE [--profile quick|paper]
 //! causeway report RUN_DIR
 //! causeway diagnose FILE [--format json|table]
+//! causeway kl P.csv Q.csv [--k K] [--standardize-by T.csv] [--format json|table]
 //! ```
 
 use std::net::SocketAddr;
@@ -136,6 +137,24 @@ enum Command {
     /// chain,draw,<one column per variable>.
     Diagnose {
         file: PathBuf,
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
+    },
+    /// The k-nearest-neighbour KL divergence D̂(P‖Q) (Pérez-Cruz 2008) of two samples, as paper
+    /// 004's Table 1 computes it: CSVs with a header row and identical columns, every cell a
+    /// finite number. Exit code 2 on bad input.
+    Kl {
+        /// P: n rows × d columns (the reference sample, e.g. a test set).
+        p: PathBuf,
+        /// Q: m rows × d columns (e.g. samples from a model).
+        q: PathBuf,
+        /// The neighbour rank k (≥ 1; n must exceed k, m must reach it).
+        #[arg(long, default_value_t = 1)]
+        k: usize,
+        /// Standardize both samples by this file's column means and sample sds first (a
+        /// training set).
+        #[arg(long)]
+        standardize_by: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "json")]
         format: Format,
     },
@@ -345,6 +364,22 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Kl {
+            p,
+            q,
+            k,
+            standardize_by,
+            format,
+        } => match crate::kl::kl_files(&p, &q, k, standardize_by.as_deref()) {
+            Ok(report) => {
+                emit(&crate::kl::render(&report, matches!(format, Format::Table)))?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(ExitCode::from(2))
+            }
+        },
     }
 }
 

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod dispatch;
 pub mod eta;
 pub mod experiment;
+pub mod kl;
 pub mod membership;
 pub mod positions;
 pub mod runner;

@@ -235,3 +235,112 @@ fn messages_name_the_actual_problem() {
         );
     }
 }
+
+/// `causeway kl` (paper 004's KL estimator on a user's samples): the JSON of a good pair, and exit
+/// code 2 naming the file and the line or column for each bad input of issue 17 §3.
+#[test]
+fn dallaire2014_kl_command_reports_json_and_refuses_bad_csv_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    };
+    // P = {0, 1, 3}, Q = {0, 2}: 1-NN distances within P are r = (1, 1, 2); from P to Q (the
+    // tie P_0 = Q_0 skipped) s = (2, 1, 1). D̂ = (1/3) ln(2·1·½) + ln(2/2) = 0, one tie.
+    let p = write("p.csv", "x\n0\n1\n3\n");
+    let q = write("q.csv", "x\n0\n2\n");
+    let out = Command::new(BIN)
+        .arg("kl")
+        .arg(&p)
+        .arg(&q)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["kl"].as_f64().expect("kl").abs() < 1e-12, "{v}");
+    assert_eq!(v["zero_distance_ties"], 1, "{v}");
+    assert_eq!(
+        (v["n"].clone(), v["m"].clone(), v["d"].clone()),
+        (3.into(), 2.into(), 1.into())
+    );
+    assert_eq!(v["standardized"], false);
+
+    let cases: [(&str, &str, &[&str], &str); 7] = [
+        (
+            "nonnumeric.csv",
+            "x\n0\nabc\n",
+            &[],
+            "line 3, column \"x\": not a number",
+        ),
+        (
+            "empty.csv",
+            "x,y\n0,1\n,2\n",
+            &[],
+            "line 3, column \"x\": empty cell",
+        ),
+        (
+            "nan.csv",
+            "x\n0\nNaN\n",
+            &[],
+            "line 3, column \"x\": NaN or infinite",
+        ),
+        ("inf.csv", "x\n0\ninf\n", &[], "NaN or infinite"),
+        (
+            "ragged.csv",
+            "x,y\n0,1\n2\n",
+            &[],
+            "line 3: 1 fields where the header has 2",
+        ),
+        ("header.csv", "z\n0\n1\n", &[], "identical headers"),
+        (
+            "small.csv",
+            "x\n0\n",
+            &["--k", "2"],
+            "Q needs at least k = 2 rows",
+        ),
+    ];
+    for (name, text, extra, want) in cases {
+        let bad = write(name, text);
+        let out = Command::new(BIN)
+            .arg("kl")
+            .arg(&p)
+            .arg(&bad)
+            .args(extra)
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(name) && err.contains(want), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // n ≤ k, and a constant column in the standardizing file.
+    let out = Command::new(BIN)
+        .arg("kl")
+        .arg(&p)
+        .arg(&q)
+        .args(["--k", "3"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("P needs more than k = 3 rows"));
+    let t = write("t.csv", "x\n5\n5\n5\n");
+    let out = Command::new(BIN)
+        .arg("kl")
+        .arg(&p)
+        .arg(&q)
+        .arg("--standardize-by")
+        .arg(&t)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("t.csv") && err.contains("column \"x\" is constant"),
+        "{err}"
+    );
+}
