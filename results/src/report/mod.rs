@@ -16,6 +16,7 @@ use crate::diagnostics;
 use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
 
 pub mod cost;
+pub mod dallaire2014;
 pub mod figures;
 pub mod hidden2025;
 pub mod kurutmaz2019;
@@ -149,6 +150,30 @@ pub static REPORTS: &[ReportKind] = &[
         model: "hidden2025",
         what: "paper 002 Tables 7 and 8 (supplement E): two candidate parent sets",
         build: hidden2025::table7,
+    },
+    ReportKind {
+        name: "dallaire2014.table1",
+        model: "dallaire2014",
+        what: "paper 004 Table 1 (§5.1): KL(test ‖ model) per dataset and method, the reference KLs, the KDE's width",
+        build: dallaire2014::table1,
+    },
+    ReportKind {
+        name: "dallaire2014.table2",
+        model: "dallaire2014",
+        what: "paper 004 Table 2 (§5.1): posterior units, edges and depth of the CIBP and the eCIBP",
+        build: dallaire2014::table2,
+    },
+    ReportKind {
+        name: "dallaire2014.structure",
+        model: "dallaire2014",
+        what: "paper 004 §5.2: the structure of a known 7-unit network identified",
+        build: dallaire2014::structure,
+    },
+    ReportKind {
+        name: "dallaire2014.prior",
+        model: "dallaire2014",
+        what: "paper 004 §6: the structure prior sampled with no data and forward, against its exact moments",
+        build: dallaire2014::prior,
     },
     ReportKind {
         name: "hidden2025.alarm",

@@ -59,6 +59,7 @@ pub static MODELS: &[&dyn Model] = &[
     &crate::wood2006::Wood2006,
     &crate::kurutmaz2019::Kurutmaz2019,
     &crate::hidden2025::Hidden2025,
+    &crate::dallaire2014::Dallaire2014,
 ];
 
 /// Look a model up by name. The error lists the allowed names.

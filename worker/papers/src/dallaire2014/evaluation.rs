@@ -8,6 +8,13 @@
 //! - k = 1 by default (`kl_k`);
 //! - exact duplicates (distance 0) are skipped and counted in `zero_distance_ties`;
 //! - Pérez-Cruz's printed eq 14 has the ratio upside down (a known erratum): s/r is right.
+//!
+//! Also here: [`FantasyKl`] (the estimator against a fixed test set, in the training
+//! standardization, as every sampler's `kl` trace column uses it), the reference rows of
+//! `kl_reference.csv` ([`kl_reference`]), the exact k-d tree behind the estimator ([`knn`]) and
+//! the KDE baseline's bandwidth and densities ([`kde`]).
+
+use crate::data::Matrix;
 
 /// Per-column affine standardization fitted on a training matrix: z = (x − mean)/sd.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,11 +87,13 @@ pub struct KlEstimate {
 }
 
 /// The k-NN KL estimator with P fixed (the test set), so that r_k(i) is computed once and each
-/// fantasy sample Q costs one pass over n × m distances.
+/// fantasy sample Q costs one k-d tree over Q and n exact k-th-neighbour queries.
 ///
 /// D̂(P‖Q) = (d/n) Σ_i ln(s_k(i)/r_k(i)) + ln(m/(n−1)), where r_k(i) is the k-th smallest
 /// positive Euclidean distance from P_i to the other points of P and s_k(i) the same from P_i to
-/// Q (Pérez-Cruz 2008, eq 14 with its erratum corrected).
+/// Q (Pérez-Cruz 2008, eq 14 with its erratum corrected; issue 17 §3). Distances are counted with
+/// multiplicity; a distance of exactly 0 (in f64) is skipped and counted as a tie. The queries
+/// are exact (see [`knn`]): the result is bit for bit that of a brute-force scan.
 #[derive(Debug, Clone)]
 pub struct KnnKl {
     p: Vec<f64>,
@@ -97,24 +106,30 @@ pub struct KnnKl {
 }
 
 impl KnnKl {
-    /// `p`: n × d, row-major (already in the space the KL is computed in).
+    /// `p`: n × d, row-major (already in the space the KL is computed in); `k` ≥ 1.
     ///
-    /// Errors: d = 0, a wrong length, a non-finite value, or a point of P with fewer than k
-    /// positive distances to the rest of P (n ≤ k, or too many duplicates).
+    /// Errors: d = 0, k = 0, a wrong length, n ≤ k, a non-finite value (its 1-based row), or a
+    /// point of P with fewer than k positive distances to the rest of P (too many duplicates).
     pub fn new(p: &[f64], n: usize, d: usize, k: usize) -> Result<Self, String> {
         if d == 0 || k == 0 || p.len() != n * d {
-            return Err(format!("P must be n × d with d ≥ 1 and k ≥ 1 (n = {n}, d = {d}, k = {k})"));
+            return Err(format!(
+                "P must be n × d with d ≥ 1 and k ≥ 1 (n = {n}, d = {d}, k = {k}, {} values)",
+                p.len()
+            ));
         }
         if n <= k {
-            return Err(format!("P has n = {n} rows: the estimator needs n > k = {k}"));
+            return Err(format!(
+                "P has n = {n} rows: the estimator needs n > k = {k}"
+            ));
         }
         if let Some(i) = p.iter().position(|v| !v.is_finite()) {
             return Err(format!("P row {} is not finite", i / d + 1));
         }
+        let tree = knn::KdTree::build(p, d);
         let mut log_r2 = Vec::with_capacity(n);
         let mut ties = 0;
-        for i in 0..n {
-            let (r2, t) = kth_positive(&p[i * d..(i + 1) * d], p, d, k, Some(i));
+        for (i, row) in p.chunks_exact(d).enumerate() {
+            let (r2, t) = tree.kth_positive(row, k, Some(i));
             ties += t;
             match r2 {
                 Some(r2) => log_r2.push(r2.ln()),
@@ -141,26 +156,48 @@ impl KnnKl {
         self.n
     }
 
+    /// Dimension d.
+    pub fn d(&self) -> usize {
+        self.d
+    }
+
+    /// k of the k-th neighbour.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Σ_i #{j ≠ i: P_j = P_i}: the ties within P, part of every estimate's tie count.
+    pub fn p_ties(&self) -> u64 {
+        self.p_ties
+    }
+
     /// D̂(P‖Q) for `q`: m × d, row-major, in the same space as P.
     ///
-    /// Errors: a wrong length, m < k, a non-finite value, or a point of P with fewer than k
-    /// positive distances to Q.
+    /// Errors: a wrong length, m < k, a non-finite value (its 1-based row), or a point of P with
+    /// fewer than k positive distances to Q (naming P's row).
     pub fn kl(&self, q: &[f64]) -> Result<KlEstimate, String> {
         let d = self.d;
-        if q.len() % d != 0 {
-            return Err(format!("Q has {} values, not a multiple of d = {d}", q.len()));
+        if !q.len().is_multiple_of(d) {
+            return Err(format!(
+                "Q has {} values, not a multiple of d = {d}",
+                q.len()
+            ));
         }
         let m = q.len() / d;
         if m < self.k {
-            return Err(format!("Q has m = {m} rows: the estimator needs m ≥ k = {}", self.k));
+            return Err(format!(
+                "Q has m = {m} rows: the estimator needs m ≥ k = {}",
+                self.k
+            ));
         }
         if let Some(i) = q.iter().position(|v| !v.is_finite()) {
             return Err(format!("Q row {} is not finite", i / d + 1));
         }
+        let tree = knn::KdTree::build(q, d);
         let mut sum = 0.0;
         let mut ties = self.p_ties;
-        for i in 0..self.n {
-            let (s2, t) = kth_positive(&self.p[i * d..(i + 1) * d], q, d, self.k, None);
+        for (i, row) in self.p.chunks_exact(d).enumerate() {
+            let (s2, t) = tree.kth_positive(row, self.k, None);
             ties += t;
             let s2 = s2.ok_or_else(|| {
                 format!(
@@ -179,45 +216,163 @@ impl KnnKl {
     }
 }
 
-/// The k-th smallest positive squared distance from `x` to the rows of `pts` (skipping row
-/// `skip`), and the number of rows at distance exactly 0.
-fn kth_positive(x: &[f64], pts: &[f64], d: usize, k: usize, skip: Option<usize>) -> (Option<f64>, u64) {
-    // best[..filled] holds the smallest positive squared distances so far, ascending.
-    let mut best = vec![f64::INFINITY; k];
-    let mut filled = 0;
-    let mut ties = 0;
-    for (j, row) in pts.chunks_exact(d).enumerate() {
-        if Some(j) == skip {
-            continue;
-        }
-        let mut s = 0.0;
-        for (a, b) in x.iter().zip(row) {
-            let t = a - b;
-            s += t * t;
-        }
-        if s == 0.0 {
-            ties += 1;
-            continue;
-        }
-        if s < best[k - 1] {
-            let mut pos = k - 1;
-            while pos > 0 && best[pos - 1] > s {
-                best[pos] = best[pos - 1];
-                pos -= 1;
-            }
-            best[pos] = s;
-            filled = (filled + 1).min(k);
-        }
-    }
-    ((filled == k).then_some(best[k - 1]), ties)
-}
-
-/// One-shot D̂(P‖Q) (see [`KnnKl`]).
+/// One-shot D̂(P‖Q) (see [`KnnKl`]); `p` and `q` row-major with d columns.
+///
+/// Errors: those of [`KnnKl::new`] and [`KnnKl::kl`].
 pub fn kl_knn(p: &[f64], q: &[f64], d: usize, k: usize) -> Result<KlEstimate, String> {
-    if d == 0 || p.len() % d != 0 {
-        return Err(format!("P has {} values, not a multiple of d = {d}", p.len()));
+    if d == 0 || !p.len().is_multiple_of(d) {
+        return Err(format!(
+            "P has {} values, not a multiple of d = {d}",
+            p.len()
+        ));
     }
     KnnKl::new(p, p.len() / d, d, k)?.kl(q)
 }
 
+/// KL(test ‖ fantasy) as Table 1 computes it (issue 17 §3): the test set and every fantasy
+/// sample standardized with the **training** mean and sample sd, then [`KnnKl`] with P = the
+/// standardized test set. Built once per chain; each fantasy sample costs one [`KnnKl::kl`].
+#[derive(Debug, Clone)]
+pub struct FantasyKl {
+    standardizer: Standardizer,
+    knn: KnnKl,
+}
+
+impl FantasyKl {
+    /// `train`: n_train × d, `test`: n_test × d, both row-major in data units; `k` ≥ 1.
+    ///
+    /// Errors: a constant or non-finite training column, fewer than 2 training rows, n_test ≤ k,
+    /// a non-finite test value, or a test point with fewer than k distinct neighbours.
+    pub fn new(
+        train: &[f64],
+        n_train: usize,
+        test: &[f64],
+        n_test: usize,
+        d: usize,
+        k: usize,
+    ) -> Result<Self, String> {
+        let standardizer =
+            Standardizer::fit(train, n_train, d).map_err(|e| format!("training data: {e}"))?;
+        Self::with_standardizer(standardizer, test, n_test, k)
+    }
+
+    /// As [`FantasyKl::new`] with a standardizer already fitted on the training data (d = its
+    /// length).
+    ///
+    /// Errors: those of [`KnnKl::new`] on the standardized test set, prefixed `test set:`.
+    pub fn with_standardizer(
+        standardizer: Standardizer,
+        test: &[f64],
+        n_test: usize,
+        k: usize,
+    ) -> Result<Self, String> {
+        let d = standardizer.mean.len();
+        let mut p = test.to_vec();
+        standardizer.apply(&mut p);
+        let knn = KnnKl::new(&p, n_test, d, k).map_err(|e| format!("test set: {e}"))?;
+        Ok(FantasyKl { standardizer, knn })
+    }
+
+    /// The training standardizer.
+    pub fn standardizer(&self) -> &Standardizer {
+        &self.standardizer
+    }
+
+    /// The estimator on the standardized test set.
+    pub fn knn(&self) -> &KnnKl {
+        &self.knn
+    }
+
+    /// D̂(test ‖ Q) for fantasy data `q` (m × d, row-major) in **data units**.
+    ///
+    /// Errors: those of [`KnnKl::kl`].
+    pub fn kl_data_units(&self, q: &[f64]) -> Result<KlEstimate, String> {
+        let mut z = q.to_vec();
+        self.standardizer.apply(&mut z);
+        self.knn.kl(&z)
+    }
+
+    /// D̂(test ‖ Q) for fantasy data `z` already in the standardized space.
+    ///
+    /// Errors: those of [`KnnKl::kl`].
+    pub fn kl_standardized(&self, z: &[f64]) -> Result<KlEstimate, String> {
+        self.knn.kl(z)
+    }
+}
+
+/// The reference rows of `kl_reference.csv` (issue 17 §3), in the standardized space of the
+/// training data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KlReference {
+    /// D̂(test ‖ train) (the paper quotes it in §5.1: 0.003 ring, 0.025 pinwheel, < 0.001 geyser,
+    /// 0.113 iris, 0.109 abalone), nats.
+    pub kl_train_test: f64,
+    /// Mean over `permutations` draws of D̂(test ‖ train with each column permuted
+    /// independently): what a model without dependence between columns cannot beat, nats.
+    pub kl_independent: f64,
+    /// The tie count of D̂(test ‖ train).
+    pub zero_distance_ties: u64,
+    /// Number of permutation draws averaged in `kl_independent`.
+    pub permutations: usize,
+}
+
+/// Default number of column-permutation draws of [`KlReference::kl_independent`] (issue 17 §3).
+pub const KL_INDEPENDENT_PERMUTATIONS: usize = 20;
+
+/// The reference rows for one dataset: `train` (n_train × d) and `test` (n_test × d) in data
+/// units, both standardized with the training mean and sd; the permutations are uniform
+/// (Fisher–Yates with `rng.random_range`), one per column per draw, column 0 first.
+///
+/// Errors: different column counts, those of [`FantasyKl::new`], `permutations` = 0, or
+/// n_train < k.
+pub fn kl_reference(
+    train: &Matrix,
+    test: &Matrix,
+    k: usize,
+    permutations: usize,
+    rng: &mut crate::seed::ChainRng,
+) -> Result<KlReference, String> {
+    use rand::RngExt;
+    if permutations == 0 {
+        return Err("kl_independent needs at least one permutation".into());
+    }
+    if train.cols != test.cols {
+        return Err(format!(
+            "train has {} columns and test {}",
+            train.cols, test.cols
+        ));
+    }
+    train.check()?;
+    test.check()?;
+    let (n_train, d) = (train.rows, train.cols);
+    let fk = FantasyKl::new(&train.values, n_train, &test.values, test.rows, d, k)?;
+    let train = &train.values;
+    let mut z = train.to_vec();
+    fk.standardizer.apply(&mut z);
+    let base = fk.knn.kl(&z).map_err(|e| format!("train as Q: {e}"))?;
+    let mut total = 0.0;
+    let mut perm = z.clone();
+    for _ in 0..permutations {
+        for j in 0..d {
+            for i in (1..n_train).rev() {
+                let r = rng.random_range(0..=i);
+                perm.swap(i * d + j, r * d + j);
+            }
+        }
+        total += fk
+            .knn
+            .kl(&perm)
+            .map_err(|e| format!("permuted train as Q: {e}"))?
+            .kl;
+    }
+    Ok(KlReference {
+        kl_train_test: base.kl,
+        kl_independent: total / permutations as f64,
+        zero_distance_ties: base.zero_distance_ties,
+        permutations,
+    })
+}
+
+pub mod kde;
+pub mod knn;
 pub mod prior_moments;

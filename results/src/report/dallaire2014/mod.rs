@@ -1,0 +1,138 @@
+//! Tables of paper 004 (`004_74db43a26dbf0fa1.txt`, the CIBP and the eCIBP), one file per table.
+//! The estimators (the k-NN KL, the KDE, the exact prior moments) are polars-free, in
+//! `causeway_papers::dallaire2014::evaluation`; these files read the run, pool the chains and
+//! format the tables beside the paper's numbers (the YAML's `reported:` section).
+//!
+//! A cell's *method* is its `params.prior` (`ecibp`, `cibp`) for the MCMC of §4, else its
+//! `params.method` (`kde`, `dpmog`, `forward`); its *dataset* is `dataset.kind`.
+
+
+mod kde;
+mod kl_reference;
+mod prior_moments;
+mod structure_identification;
+mod table1_kl;
+mod table2_structure;
+
+use crate::diagnostics;
+use crate::report::{Convergence, ReportError, Table, chain_draws, json_text};
+use crate::rundir::{CellRecord, Manifest, RunDir};
+
+/// `dallaire2014.table1`: Table 1 (KL per dataset and method), the reference rows and the KDE's
+/// own figures.
+pub fn table1(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
+    let mut out = vec![table1_kl::table1_kl(rd, m)?];
+    out.extend(kl_reference::kl_reference(rd, m)?);
+    out.extend(kde::kde(rd, m)?);
+    Ok(out)
+}
+
+/// `dallaire2014.table2`: Table 2 (posterior units, edges and depth per dataset and prior).
+pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
+    Ok(vec![table2_structure::table2_structure(rd, m)?])
+}
+
+/// `dallaire2014.structure`: §5.2, the structure identified on the ngbn7 network.
+pub fn structure(
+    rd: &RunDir,
+    m: &Manifest,
+    _conv: &Convergence,
+) -> Result<Vec<Table>, ReportError> {
+    structure_identification::structure_identification(rd, m)
+}
+
+/// `dallaire2014.prior`: §6's prior check, moments against their exact values.
+pub fn prior(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
+    Ok(vec![prior_moments::prior_moments(rd, m)?])
+}
+
+/// The cell's method: `params.prior` for the MCMC (`ecibp` by default), else `params.method`.
+pub(crate) fn method_of(c: &CellRecord) -> String {
+    match c.param("method").map(json_text).as_deref() {
+        None | Some("mcmc") => c
+            .param("prior")
+            .map(json_text)
+            .unwrap_or_else(|| "ecibp".into()),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The cell's dataset name (`dataset.kind`).
+pub(crate) fn dataset_of(c: &CellRecord) -> String {
+    c.dataset.get("kind").map(json_text).unwrap_or_default()
+}
+
+/// Post-burn-in draws of `scalar`, pooled over a cell's chains and replicates, with R-hat and
+/// bulk ESS over its chains (worst replicate; NaN with fewer than 2 chains or 4 draws).
+pub(crate) struct Pooled {
+    pub draws: Vec<f64>,
+    pub rhat: f64,
+    pub ess_bulk: f64,
+}
+
+impl Pooled {
+    /// Mean and sample sd (n − 1) of the pooled draws (NaN when there are none).
+    pub fn mean_sd(&self) -> (f64, f64) {
+        causeway_papers::metrics::mean_sd(&self.draws)
+    }
+}
+
+pub(crate) fn pooled(
+    rd: &RunDir,
+    m: &Manifest,
+    c: &CellRecord,
+    scalar: &str,
+) -> Result<Pooled, ReportError> {
+    let reps = m
+        .jobs
+        .iter()
+        .filter(|j| j.cell == c.index)
+        .map(|j| j.replicate)
+        .max()
+        .map_or(0, |r| r + 1);
+    let mut out = Pooled {
+        draws: Vec::new(),
+        rhat: f64::NAN,
+        ess_bulk: f64::NAN,
+    };
+    for r in 0..reps {
+        let chains = chain_draws(rd, m, c.index, r, scalar)?;
+        let n = chains.iter().map(Vec::len).min().unwrap_or(0);
+        if chains.len() >= 2 && n >= 4 {
+            let views: Vec<&[f64]> = chains.iter().map(|d| &d[..n]).collect();
+            if let Ok(d) = diagnostics::diagnose(&views) {
+                out.rhat = if out.rhat.is_nan() { d.rhat } else { out.rhat.max(d.rhat) };
+                out.ess_bulk = if out.ess_bulk.is_nan() {
+                    d.ess_bulk
+                } else {
+                    out.ess_bulk.min(d.ess_bulk)
+                };
+            }
+        }
+        for ch in chains {
+            out.draws.extend(ch);
+        }
+    }
+    Ok(out)
+}
+
+/// The row of `reported.<table>` whose keys equal `keys` (e.g. dataset and method).
+pub(crate) fn reported_row<'a>(
+    m: &'a Manifest,
+    table: &str,
+    keys: &[(&str, &str)],
+) -> Option<&'a serde_json::Value> {
+    m.reported
+        .get(table)?
+        .as_array()?
+        .iter()
+        .find(|r| {
+            keys.iter()
+                .all(|(k, v)| r.get(*k).map(json_text).as_deref() == Some(*v))
+        })
+}
+
+/// `field` of a reported row as f64 (None when absent).
+pub(crate) fn reported_f64(row: Option<&serde_json::Value>, field: &str) -> Option<f64> {
+    row?.get(field)?.as_f64()
+}

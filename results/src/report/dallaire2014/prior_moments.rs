@@ -1,0 +1,139 @@
+//! `prior_moments`: §6's prior check for `004_74db43a26dbf0fa1.txt` (issue 17 §4): with no data
+//! (dataset `none`), the structure statistics of the MCMC of §4 and of independent forward draws
+//! against their exact prior values (`evaluation::prior_moments`).
+
+use causeway_papers::dallaire2014::evaluation::prior_moments::exact_prior_moments;
+use polars::prelude::*;
+
+use super::{dataset_of, pooled};
+use crate::diagnostics;
+use crate::report::{ReportError, Table, chain_draws, json_text};
+use crate::rundir::{CellRecord, Manifest, RunDir};
+
+/// The statistics, in column order.
+const STATS: [&str; 7] = [
+    "n_units",
+    "n_edges",
+    "n_jump_edges",
+    "depth",
+    "p_no_hidden",
+    "p_depth_ge_3",
+    "p_no_jump",
+];
+
+fn param_f64(c: &CellRecord, key: &str) -> f64 {
+    c.param(key).and_then(serde_json::Value::as_f64).unwrap_or(1.0)
+}
+
+/// Mean and standard error of `f(draw)` over a cell's post-burn-in draws of `scalar`: se =
+/// sd/√ESS_bulk over the chains (mcmc) or sd/√draws (forward: independent draws).
+fn mean_se(
+    rd: &RunDir,
+    m: &Manifest,
+    c: &CellRecord,
+    scalar: &str,
+    f: impl Fn(f64) -> f64,
+    independent: bool,
+) -> Result<(f64, f64), ReportError> {
+    let chains: Vec<Vec<f64>> = chain_draws(rd, m, c.index, 0, scalar)?
+        .into_iter()
+        .map(|ch| ch.into_iter().map(&f).collect())
+        .collect();
+    let all: Vec<f64> = chains.iter().flatten().copied().collect();
+    let (mean, sd) = causeway_papers::metrics::mean_sd(&all);
+    let n = all.len() as f64;
+    let ess = if independent {
+        n
+    } else {
+        let len = chains.iter().map(Vec::len).min().unwrap_or(0);
+        let views: Vec<&[f64]> = chains.iter().map(|ch| &ch[..len]).collect();
+        diagnostics::diagnose(&views).map_or(f64::NAN, |d| d.ess_bulk)
+    };
+    // A statistic that never varied (p_no_jump of the CIBP) has se 0.
+    let se = if sd == 0.0 { 0.0 } else { sd / ess.sqrt() };
+    Ok((mean, se))
+}
+
+/// One row per cell on dataset `none`: `prior, method, d, alpha, beta, beta_prime`, then
+/// `<s>_mean, <s>_se, <s>_exact` for each statistic (n_units, n_edges, n_jump_edges, depth,
+/// p_no_hidden = P(n_units = d), p_depth_ge_3, p_no_jump = P(n_jump_edges = 0)). p_no_jump has
+/// no closed form for the eCIBP: its `_exact` is empty there (1 for the CIBP).
+///
+/// Errors: unreadable chains; a cell whose exact moments cannot be computed; polars.
+pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
+    let mut text: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    let mut keys: [Vec<f64>; 4] = Default::default();
+    let mut cols: Vec<[Vec<Option<f64>>; 3]> = (0..STATS.len()).map(|_| Default::default()).collect();
+    for c in &m.cells {
+        if dataset_of(c) != "none" || pooled(rd, m, c, "n_units")?.draws.is_empty() {
+            continue;
+        }
+        let d = c
+            .dataset
+            .get("d")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(1) as usize;
+        let (alpha, beta, beta_prime) = (
+            param_f64(c, "alpha"),
+            param_f64(c, "beta"),
+            param_f64(c, "beta_prime"),
+        );
+        let prior = method_of_prior(c);
+        let method = c.param("method").map(json_text).unwrap_or_else(|| "mcmc".into());
+        let exact = exact_prior_moments(d, alpha, beta, prior == "ecibp").map_err(|e| {
+            ReportError::Other(format!("dallaire2014.prior_moments: cell {}: {e}", c.index))
+        })?;
+        let independent = method == "forward";
+        let dd = d as f64;
+        let stats: [(&str, Box<dyn Fn(f64) -> f64>, Option<f64>); 7] = [
+            ("n_units", Box::new(|x| x), Some(exact.n_units)),
+            ("n_edges", Box::new(|x| x), Some(exact.n_edges)),
+            ("n_jump_edges", Box::new(|x| x), Some(exact.n_jump_edges)),
+            ("depth", Box::new(|x| x), Some(exact.depth)),
+            ("n_units", Box::new(move |x| f64::from(u8::from(x == dd))), Some(exact.p_no_hidden)),
+            ("depth", Box::new(|x| f64::from(u8::from(x >= 3.0))), Some(exact.p_depth_ge_3)),
+            ("n_jump_edges", Box::new(|x| f64::from(u8::from(x == 0.0))), exact.p_no_jump),
+        ];
+        for (i, (scalar, f, ex)) in stats.into_iter().enumerate() {
+            let (mean, se) = mean_se(rd, m, c, scalar, f, independent)?;
+            cols[i][0].push(Some(mean));
+            cols[i][1].push(Some(se));
+            cols[i][2].push(ex);
+        }
+        text[0].push(prior);
+        text[1].push(method);
+        for (k, v) in keys.iter_mut().zip([dd, alpha, beta, beta_prime]) {
+            k.push(v);
+        }
+    }
+    let mut columns: Vec<Column> = vec![
+        Series::new("prior".into(), &text[0]).into(),
+        Series::new("method".into(), &text[1]).into(),
+        Series::new("d".into(), &keys[0]).into(),
+        Series::new("alpha".into(), &keys[1]).into(),
+        Series::new("beta".into(), &keys[2]).into(),
+        Series::new("beta_prime".into(), &keys[3]).into(),
+    ];
+    for (s, c) in STATS.iter().zip(&cols) {
+        for (suffix, v) in ["mean", "se", "exact"].iter().zip(c) {
+            columns.push(Series::new(format!("{s}_{suffix}").into(), v).into());
+        }
+    }
+    Ok(Table {
+        name: "prior_moments".into(),
+        title: "§6: the structure prior, sampled (MCMC with no data, forward draws) and exact".into(),
+        df: DataFrame::new_infer_height(columns)?,
+        notes: vec![
+            "Exact values: K(m) | K(m-1) ~ Poisson(α H(K(m-1))), H(K) = Σ_{j≤K} β/(β+j−1), propagated on a \
+             truncated support (causeway_papers::dallaire2014::evaluation::prior_moments). n_edges counts adjacent \
+             and jump edges; depth counts layer 0. _se is sd/√ESS_bulk (mcmc) or sd/√draws (forward). p_no_jump \
+             has no closed form for the eCIBP (empty _exact); it is the only statistic that depends on β′."
+                .into(),
+        ],
+    })
+}
+
+/// `params.prior` (`ecibp` by default).
+fn method_of_prior(c: &CellRecord) -> String {
+    c.param("prior").map(json_text).unwrap_or_else(|| "ecibp".into())
+}

@@ -1,0 +1,83 @@
+//! `table2_structure`: Table 2 of `004_74db43a26dbf0fa1.txt` (§5.1), the posterior number of units
+//! (observed included), edges (adjacent + jump) and depth (layers including layer 0) learned by
+//! the CIBP and the eCIBP on each dataset, beside the paper's.
+
+use polars::prelude::*;
+
+use super::table1_kl::method_rank;
+use super::{dataset_of, method_of, pooled, reported_f64, reported_row};
+use crate::report::{ReportError, Table};
+use crate::rundir::{Manifest, RunDir};
+
+/// One row per MCMC cell (those that record `n_units` and have a dataset with rows): `dataset,
+/// prior, n_units_mean, n_units_sd, n_edges_mean, n_edges_sd, n_jump_edges_mean, depth_mean,
+/// depth_sd, rhat_n_units, paper_units, paper_units_dev, paper_edges, paper_edges_dev`
+/// (`reported.table2` rows `{dataset, prior, units, units_dev, edges, edges_dev}`).
+///
+/// Errors: unreadable chains; polars.
+pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
+    let mut order: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for c in &m.cells {
+        let method = method_of(c);
+        if !(method == "ecibp" || method == "cibp") || dataset_of(c) == "none" {
+            continue;
+        }
+        let units = pooled(rd, m, c, "n_units")?;
+        if units.draws.is_empty() {
+            continue;
+        }
+        let dataset = dataset_of(c);
+        if !order.contains(&dataset) {
+            order.push(dataset.clone());
+        }
+        let edges = pooled(rd, m, c, "n_edges")?.mean_sd();
+        let jumps = pooled(rd, m, c, "n_jump_edges")?.mean_sd();
+        let depth = pooled(rd, m, c, "depth")?.mean_sd();
+        let paper = reported_row(m, "table2", &[("dataset", &dataset), ("prior", &method)]);
+        let (um, us) = units.mean_sd();
+        rows.push((
+            order.iter().position(|d| *d == dataset).unwrap_or(0),
+            method_rank(&method),
+            dataset,
+            method,
+            [um, us, edges.0, edges.1, jumps.0, depth.0, depth.1, units.rhat],
+            [
+                reported_f64(paper, "units"),
+                reported_f64(paper, "units_dev"),
+                reported_f64(paper, "edges"),
+                reported_f64(paper, "edges_dev"),
+            ],
+        ));
+    }
+    rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let num = |i: usize| rows.iter().map(|r| r.4[i]).collect::<Vec<f64>>();
+    let paper = |i: usize| rows.iter().map(|r| r.5[i]).collect::<Vec<Option<f64>>>();
+    let df = df!(
+        "dataset" => rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
+        "prior" => rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>(),
+        "n_units_mean" => num(0),
+        "n_units_sd" => num(1),
+        "n_edges_mean" => num(2),
+        "n_edges_sd" => num(3),
+        "n_jump_edges_mean" => num(4),
+        "depth_mean" => num(5),
+        "depth_sd" => num(6),
+        "rhat_n_units" => num(7),
+        "paper_units" => paper(0),
+        "paper_units_dev" => paper(1),
+        "paper_edges" => paper(2),
+        "paper_edges_dev" => paper(3),
+    )?;
+    Ok(Table {
+        name: "table2_structure".into(),
+        title: "Table 2 (§5.1): posterior units, edges and depth".into(),
+        df,
+        notes: vec![
+            "Units include the observed units; edges are adjacent + jump edges; depth counts layer 0. Means and \
+             sample sds (1 sd) over every retained sample of every chain. The paper's ± does not say whether it \
+             is 1 or 2 sd (we read it as 1 sd)."
+                .into(),
+        ],
+    })
+}

@@ -1,0 +1,351 @@
+//! The kernel density baseline of Table 1 (paper `004_74db43a26dbf0fa1.txt` §5.1; settings from
+//! issue 17 §3, the paper gives none).
+//!
+//! An isotropic Gaussian kernel on the training data standardized with the training mean and
+//! sample sd: f(z) = (1/n) Σ_j N(z; z_j, h_j² I), with h_j = h·λ_j.
+//! - `bandwidth: global` (default): λ_j = 1 and h maximizes the mean leave-one-out log density
+//!   L(h) = (1/n) Σ_i ln[(1/n_i) Σ_{j≠i, z_j≠z_i} N(z_i; z_j, h² I)] over [10⁻³, 10]: a 401-point
+//!   grid in ln h, then golden section around the best grid point to |Δ ln h| < 10⁻⁸.
+//! - `bandwidth: local` (an extra; the paper cites Barnard (2010)'s local leave-one-out
+//!   criterion without giving it): Abramson's sample-point widths λ_j = (f̃_{−j}(z_j)/g)^{−1/2},
+//!   with f̃_{−j}(z_j) the leave-one-out density of the global fit at z_j and g their geometric
+//!   mean; the scale h is then re-chosen by the same leave-one-out criterion with these λ_j.
+//!
+//! Exact duplicates: a training point's own duplicates (distance 0) are left out of its
+//! leave-one-out sum and n_i counts the rest, as the KL estimator skips zero distances. With
+//! them kept, L(h) → ∞ as h → 0 whenever the training set has a duplicated row (Faithful has 16),
+//! and h would sit at the grid's lower end.
+//!
+//! The pairwise squared distances are computed once and each row is sorted, so that the sum over
+//! j stops once the remaining terms cannot reach e^(−40)/n of the largest (below f64 rounding).
+//! Memory is n² values: n_train is capped at [`MAX_TRAIN_ROWS`].
+
+use rand::RngExt;
+use rand_distr::{Distribution, StandardNormal};
+
+use super::Standardizer;
+use crate::dallaire2014::params::Bandwidth;
+use crate::seed::ChainRng;
+
+/// Lower end of the bandwidth search, standardized units (issue 17 §3).
+pub const BANDWIDTH_MIN: f64 = 1e-3;
+/// Upper end of the bandwidth search, standardized units (issue 17 §3).
+pub const BANDWIDTH_MAX: f64 = 10.0;
+/// Points of the log grid (issue 17 §3).
+pub const GRID_POINTS: usize = 401;
+/// Golden-section stopping width in ln h (issue 17 §3).
+pub const LN_H_TOLERANCE: f64 = 1e-8;
+/// Largest training set the leave-one-out criterion accepts (its n² distances are kept).
+pub const MAX_TRAIN_ROWS: usize = 10_000;
+
+/// Terms below e^(−CUTOFF)/n of the running maximum are dropped from a log-sum-exp.
+const CUTOFF: f64 = 40.0;
+
+/// The leave-one-out criterion on a fixed standardized training set: every row's positive
+/// squared distances to the other points, sorted ascending (CSR layout), with their columns.
+#[derive(Debug, Clone)]
+pub struct LooCriterion {
+    n: usize,
+    d: usize,
+    /// Row i is `dist2[start[i]..start[i + 1]]`.
+    start: Vec<usize>,
+    dist2: Vec<f64>,
+    col: Vec<u32>,
+}
+
+impl LooCriterion {
+    /// `z`: n × d standardized training points, row-major.
+    ///
+    /// Errors: n < 2, n > [`MAX_TRAIN_ROWS`], or a point all of whose other points are its
+    /// duplicates.
+    pub fn new(z: &[f64], n: usize, d: usize) -> Result<Self, String> {
+        if n < 2 || d == 0 || z.len() != n * d {
+            return Err(format!(
+                "the KDE needs n ≥ 2 training rows of d ≥ 1 values (n = {n}, d = {d})"
+            ));
+        }
+        if n > MAX_TRAIN_ROWS {
+            return Err(format!(
+                "the KDE's leave-one-out criterion keeps n² distances: n_train = {n} exceeds {MAX_TRAIN_ROWS}"
+            ));
+        }
+        let mut start = Vec::with_capacity(n + 1);
+        let mut dist2 = Vec::with_capacity(n * (n - 1));
+        let mut col = Vec::with_capacity(n * (n - 1));
+        let mut row: Vec<(f64, u32)> = Vec::with_capacity(n);
+        start.push(0);
+        for i in 0..n {
+            row.clear();
+            let zi = &z[i * d..(i + 1) * d];
+            for j in 0..n {
+                if j != i {
+                    let s = super::knn::dist2(zi, &z[j * d..(j + 1) * d]);
+                    if s > 0.0 {
+                        row.push((s, j as u32));
+                    }
+                }
+            }
+            if row.is_empty() {
+                return Err(format!("training row {} has no distinct neighbour", i + 1));
+            }
+            row.sort_by(|a, b| a.0.total_cmp(&b.0));
+            dist2.extend(row.iter().map(|r| r.0));
+            col.extend(row.iter().map(|r| r.1));
+            start.push(dist2.len());
+        }
+        Ok(LooCriterion {
+            n,
+            d,
+            start,
+            dist2,
+            col,
+        })
+    }
+
+    /// Number of training points.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// ln f̂_{−i}(z_i) for every i (n values, standardized space) with widths h·λ_j
+    /// (`lambda` = None means λ ≡ 1).
+    pub fn loo_log_liks(&self, h: f64, lambda: Option<&[f64]>) -> Vec<f64> {
+        let d = self.d as f64;
+        let c0 = -0.5 * d * (2.0 * std::f64::consts::PI).ln();
+        let cut = CUTOFF + (self.n as f64).ln();
+        let (lam_min, lam_max) = match lambda {
+            Some(l) => l
+                .iter()
+                .fold((f64::INFINITY, 0.0_f64), |(a, b), &v| (a.min(v), b.max(v))),
+            None => (1.0, 1.0),
+        };
+        let ln_h = h.ln();
+        let mut out = Vec::with_capacity(self.n);
+        for i in 0..self.n {
+            let row = self.start[i]..self.start[i + 1];
+            let count = (row.end - row.start) as f64;
+            let (mut mx, mut s) = (f64::NEG_INFINITY, 0.0);
+            for p in row {
+                let dd = self.dist2[p];
+                let (ln_w, w2) = match lambda {
+                    Some(l) => {
+                        let lj = l[self.col[p] as usize];
+                        (ln_h + lj.ln(), (h * lj) * (h * lj))
+                    }
+                    None => (ln_h, h * h),
+                };
+                let t = -d * ln_w - dd / (2.0 * w2);
+                if t > mx {
+                    s = s * (mx - t).exp() + 1.0;
+                    mx = t;
+                } else {
+                    s += (t - mx).exp();
+                }
+                // Every later term is at most this bound (distances ascend).
+                let bound = -d * (ln_h + lam_min.ln()) - dd / (2.0 * (h * lam_max) * (h * lam_max));
+                if bound < mx - cut {
+                    break;
+                }
+            }
+            out.push(c0 + mx + s.ln() - count.ln());
+        }
+        out
+    }
+
+    /// L(h) = the mean of [`LooCriterion::loo_log_liks`].
+    pub fn mean_log_lik(&self, h: f64, lambda: Option<&[f64]>) -> f64 {
+        let v = self.loo_log_liks(h, lambda);
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+
+    /// The h in [[`BANDWIDTH_MIN`], [`BANDWIDTH_MAX`]] maximizing L(h): the best of a
+    /// [`GRID_POINTS`]-point grid in ln h, refined by golden section on the two neighbouring
+    /// grid intervals to [`LN_H_TOLERANCE`]. Returns (h, L(h)).
+    pub fn maximize(&self, lambda: Option<&[f64]>) -> (f64, f64) {
+        maximize_ln_h(|ln_h| self.mean_log_lik(ln_h.exp(), lambda))
+    }
+}
+
+/// Maximize `f(ln h)` over ln h ∈ [ln 10⁻³, ln 10]: grid of [`GRID_POINTS`], then golden section
+/// over [grid[b−1], grid[b+1]] (clamped) around the best grid point b, to a width below
+/// [`LN_H_TOLERANCE`]; the better of the refined point and the grid point wins. Returns (h, f).
+pub fn maximize_ln_h(f: impl Fn(f64) -> f64) -> (f64, f64) {
+    let (lo, hi) = (BANDWIDTH_MIN.ln(), BANDWIDTH_MAX.ln());
+    let step = (hi - lo) / (GRID_POINTS - 1) as f64;
+    let grid = |i: usize| {
+        if i + 1 == GRID_POINTS {
+            hi
+        } else {
+            lo + step * i as f64
+        }
+    };
+    let (mut best, mut best_v) = (0, f64::NEG_INFINITY);
+    for i in 0..GRID_POINTS {
+        let v = f(grid(i));
+        if v > best_v {
+            best = i;
+            best_v = v;
+        }
+    }
+    let (mut a, mut b) = (
+        grid(best.saturating_sub(1)),
+        grid((best + 1).min(GRID_POINTS - 1)),
+    );
+    let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
+    let mut c = b - inv_phi * (b - a);
+    let mut e = a + inv_phi * (b - a);
+    let (mut fc, mut fe) = (f(c), f(e));
+    while b - a > LN_H_TOLERANCE {
+        if fc > fe {
+            b = e;
+            e = c;
+            fe = fc;
+            c = b - inv_phi * (b - a);
+            fc = f(c);
+        } else {
+            a = c;
+            c = e;
+            fc = fe;
+            e = a + inv_phi * (b - a);
+            fe = f(e);
+        }
+    }
+    let x = 0.5 * (a + b);
+    let fx = f(x);
+    if fx >= best_v {
+        (x.exp(), fx)
+    } else {
+        (grid(best).exp(), best_v)
+    }
+}
+
+/// A fitted KDE: the standardized training points, the widths and the training standardizer.
+#[derive(Debug, Clone)]
+pub struct Kde {
+    d: usize,
+    /// n × d standardized training points.
+    z: Vec<f64>,
+    /// λ_j, n values (all 1 for `bandwidth: global`).
+    lambda: Vec<f64>,
+    h: f64,
+    loo_mean_log_lik: f64,
+    standardizer: Standardizer,
+}
+
+impl Kde {
+    /// Fit on `train` (n × d, row-major, data units) with the width rule `rule`.
+    ///
+    /// Errors: those of [`Standardizer::fit`] and [`LooCriterion::new`], or a non-finite
+    /// criterion.
+    pub fn fit(train: &[f64], n: usize, d: usize, rule: Bandwidth) -> Result<Self, String> {
+        let standardizer =
+            Standardizer::fit(train, n, d).map_err(|e| format!("training data: {e}"))?;
+        let mut z = train.to_vec();
+        standardizer.apply(&mut z);
+        let loo = LooCriterion::new(&z, n, d)?;
+        let (mut h, mut value) = loo.maximize(None);
+        let mut lambda = vec![1.0; n];
+        if rule == Bandwidth::Local {
+            let pilot = loo.loo_log_liks(h, None);
+            let mean = pilot.iter().sum::<f64>() / n as f64;
+            lambda = pilot.iter().map(|l| (-0.5 * (l - mean)).exp()).collect();
+            (h, value) = loo.maximize(Some(&lambda));
+        }
+        if !value.is_finite() {
+            return Err(format!(
+                "the leave-one-out criterion is not finite at h = {h}"
+            ));
+        }
+        Ok(Kde {
+            d,
+            z,
+            lambda,
+            h,
+            loo_mean_log_lik: value,
+            standardizer,
+        })
+    }
+
+    /// The global scale h (standardized units).
+    pub fn bandwidth(&self) -> f64 {
+        self.h
+    }
+
+    /// λ_j (n values; h_j = h·λ_j), all 1 for `bandwidth: global`.
+    pub fn local_factors(&self) -> &[f64] {
+        &self.lambda
+    }
+
+    /// The maximized mean leave-one-out log density (standardized space, nats).
+    pub fn loo_mean_log_lik(&self) -> f64 {
+        self.loo_mean_log_lik
+    }
+
+    /// The training standardizer.
+    pub fn standardizer(&self) -> &Standardizer {
+        &self.standardizer
+    }
+
+    /// Mean over the rows of `x` (rows × d, data units) of ln f(x) in **data units**: the
+    /// standardized log density minus Σ_j ln sd_j. Nats.
+    ///
+    /// Errors: a length that is not a positive multiple of d.
+    pub fn mean_log_density(&self, x: &[f64]) -> Result<f64, String> {
+        let d = self.d;
+        if x.is_empty() || !x.len().is_multiple_of(d) {
+            return Err(format!("{} values are not rows of d = {d}", x.len()));
+        }
+        let mut t = x.to_vec();
+        self.standardizer.apply(&mut t);
+        let n = self.lambda.len();
+        let df = d as f64;
+        let c0 = -0.5 * df * (2.0 * std::f64::consts::PI).ln() - (n as f64).ln();
+        let ln_w: Vec<f64> = self.lambda.iter().map(|l| (self.h * l).ln()).collect();
+        let inv2w2: Vec<f64> = self
+            .lambda
+            .iter()
+            .map(|l| 0.5 / ((self.h * l) * (self.h * l)))
+            .collect();
+        let mut terms = vec![0.0; n];
+        let mut total = 0.0;
+        for ti in t.chunks_exact(d) {
+            for (j, term) in terms.iter_mut().enumerate() {
+                let s = super::knn::dist2(ti, &self.z[j * d..(j + 1) * d]);
+                *term = -df * ln_w[j] - s * inv2w2[j];
+            }
+            total += c0 + crate::math::log_sum_exp(&terms);
+        }
+        let rows = (t.len() / d) as f64;
+        Ok(total / rows - self.standardizer.log_jacobian())
+    }
+
+    /// m fantasy points in the **standardized** space (m × d, row-major): for each, a training
+    /// point j chosen uniformly (`random_range`), then z_j + h·λ_j·ε with ε ~ N(0, I) (d
+    /// standard normals, in column order).
+    pub fn sample_standardized(&self, m: usize, rng: &mut ChainRng) -> Vec<f64> {
+        let d = self.d;
+        let n = self.lambda.len();
+        let mut out = Vec::with_capacity(m * d);
+        for _ in 0..m {
+            let j = rng.random_range(0..n);
+            let w = self.h * self.lambda[j];
+            for c in 0..d {
+                let e: f64 = StandardNormal.sample(rng);
+                out.push(self.z[j * d + c] + w * e);
+            }
+        }
+        out
+    }
+
+    /// [`Kde::sample_standardized`] mapped back to data units: x = mean + sd ∘ z.
+    pub fn sample(&self, m: usize, rng: &mut ChainRng) -> Vec<f64> {
+        let mut z = self.sample_standardized(m, rng);
+        let s = &self.standardizer;
+        for row in z.chunks_exact_mut(self.d) {
+            for ((v, mu), sd) in row.iter_mut().zip(&s.mean).zip(&s.sd) {
+                *v = mu + sd * *v;
+            }
+        }
+        z
+    }
+}

@@ -1,0 +1,344 @@
+//! The [`Sampler`] implementations of the CIBP / eCIBP: [`NetworkSampler`] (`method: mcmc`) and
+//! [`ForwardSampler`] (`method: forward`).
+
+use super::birth_death::Phase2Stats;
+use super::forward::{Priors, sample_network, sample_observed_outputs};
+use super::network::Network;
+use super::observed::ObservedMap;
+use super::phase1::Phase1Stats;
+#[cfg(feature = "testing")]
+use super::Defect;
+use super::Kernel;
+use crate::chain::{RunSpec, Sampler, SamplerError};
+use crate::dallaire2014::evaluation::{KnnKl, Standardizer};
+use crate::dallaire2014::params::Params;
+use crate::data::Matrix;
+use crate::seed::{ChainRng, evaluation_rng};
+
+/// What one iteration did (the sampler statistics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SweepStats {
+    /// MTM moves accepted (eq 10).
+    pub mtm_accepted: usize,
+    /// MTM moves tried (hidden units × N).
+    pub mtm_tried: usize,
+    /// Phase 1 counts.
+    pub phase1: Phase1Stats,
+    /// Phase 2 counts.
+    pub phase2: Phase2Stats,
+}
+
+fn rate(a: usize, n: usize) -> f64 {
+    if n == 0 { f64::NAN } else { a as f64 / n as f64 }
+}
+
+/// The structure trace names shared by both samplers.
+const STRUCTURE: [&str; 5] = ["n_units", "n_edges", "n_jump_edges", "depth", "log_joint"];
+
+fn record_structure(net: &Network, p: &Params, row: &mut Vec<f64>) {
+    row.extend([
+        net.n_units() as f64,
+        net.n_edges() as f64,
+        net.n_jump_edges() as f64,
+        net.depth() as f64,
+        net.log_joint(p),
+    ]);
+}
+
+fn summary_of(net: &Network) -> Vec<Matrix> {
+    let (units, edges) = net.summary_rows();
+    let mut u = Matrix::new("units", units.len() / 3, 3, units);
+    u.col_names = ["layer", "gamma", "nu"].map(String::from).to_vec();
+    let mut e = Matrix::new("edges", edges.len() / 4, 4, edges);
+    e.col_names = ["child", "parent", "weight", "is_jump"].map(String::from).to_vec();
+    vec![u, e]
+}
+
+/// The KL of §5.1 for one chain: the test set standardized by the training mean and sd, the
+/// fantasy data drawn from the chain's evaluation stream.
+struct KlState {
+    knn: KnnKl,
+    standardizer: Standardizer,
+    map: ObservedMap,
+    m: usize,
+    rng: ChainRng,
+    last: f64,
+}
+
+/// The MCMC of §4 (`method: mcmc`) for the CIBP or the eCIBP (`params.prior`).
+///
+/// State: the network ([`Network`]); the chain starts from the D observed units alone (§5.1),
+/// their γ and ν drawn from the prior (the paper is silent; issue 17 §2). One [`Sampler::step`]
+/// is one [`Kernel::sweep`]: MTM activations, Phase 1, Phase 2, conjugate W, γ, ν, in that
+/// order. With N = 0 training rows it samples the prior.
+///
+/// Trace: `n_units` (observed included), `n_edges` (adjacent + jump), `n_jump_edges`, `depth`
+/// (layers, layer 0 included), `log_joint` (structure log prior + parameter priors + ln p(a) of
+/// every unit, observed activations in a-space), and `kl` only when a test matrix with rows is
+/// given: D̂(test ‖ fantasy) with the training standardization, fantasy size m = n_test, drawn on
+/// recorded iterations (iteration % thin = 0) from [`evaluation_rng`], so evaluating never
+/// changes the chain. Statistics: `mtm_acceptance`, `birth_acceptance`, `death_acceptance` of
+/// the last iteration (NaN when nothing was proposed). Summary: `units` (n_units × 3: layer, γ,
+/// ν) and `edges` (n_edges × 4: child index, parent index, W, is_jump), with unit indices in
+/// [`Network::ordered_ids`] order (layer by layer; the D observed units are 0..D in column
+/// order).
+pub struct NetworkSampler {
+    kernel: Kernel,
+    net: Network,
+    last: SweepStats,
+    kl: Option<KlState>,
+    thin: u64,
+    iteration: u64,
+}
+
+impl NetworkSampler {
+    /// Build a chain from `params`, the training matrix `x` (n × d, data units; n may be 0 for
+    /// dataset `none`), the optional `test` matrix (n_test × d, data units; the `kl` column
+    /// exists iff it has rows) and the chain's `rng` (draws the observed units' γ and ν; the
+    /// evaluation stream is derived from it once, here).
+    ///
+    /// Errors ([`SamplerError::Input`]): invalid params; d = 0; x not finite or outside the
+    /// observed map's domain (a constant column under `minmax`, a value outside (−1, 1) under
+    /// `identity`); a test matrix with other columns, or a test set with fewer than 2 training
+    /// rows (no standardization) or too few distinct rows for `kl_k`.
+    pub fn new(
+        params: &Params,
+        x: &Matrix,
+        test: Option<&Matrix>,
+        rng: &mut ChainRng,
+    ) -> Result<Self, SamplerError> {
+        params
+            .check("params")
+            .map_err(|e| SamplerError::Input(e.to_string()))?;
+        let d = x.cols;
+        if d == 0 {
+            return Err(SamplerError::Input(format!("matrix `{}` has no columns", x.name)));
+        }
+        let map = ObservedMap::fit(params, x)?;
+        let a0 = map.to_activations(&x.values)?;
+        let pr = Priors::new(params)?;
+        let gamma: Vec<f64> = (0..d).map(|_| pr.bias(rng)).collect();
+        let nu: Vec<f64> = (0..d).map(|_| pr.precision(rng)).collect();
+        let mut net = Network::observed_only(x.rows, d, &gamma, &nu, &a0)?;
+        net.refresh()?;
+        let kl = match test {
+            Some(t) if t.rows > 0 => Some(Self::kl_state(params, x, t, map.clone(), rng)?),
+            _ => None,
+        };
+        Ok(NetworkSampler {
+            kernel: Kernel::new(params)?,
+            net,
+            last: SweepStats::default(),
+            kl,
+            thin: 1,
+            iteration: 0,
+        })
+    }
+
+    fn kl_state(
+        params: &Params,
+        x: &Matrix,
+        t: &Matrix,
+        map: ObservedMap,
+        rng: &ChainRng,
+    ) -> Result<KlState, SamplerError> {
+        let d = x.cols;
+        if t.cols != d || t.values.len() != t.rows * d {
+            return Err(SamplerError::Input(format!(
+                "test matrix `{}` has {} columns, the training matrix {d}",
+                t.name, t.cols
+            )));
+        }
+        let standardizer = Standardizer::fit(&x.values, x.rows, d).map_err(|e| {
+            SamplerError::Input(format!("the KL standardizes by the training matrix `{}`: {e}", x.name))
+        })?;
+        let mut p = t.values.clone();
+        standardizer.apply(&mut p);
+        let knn = KnnKl::new(&p, t.rows, d, params.kl_k)
+            .map_err(|e| SamplerError::Input(format!("test matrix `{}`: {e}", t.name)))?;
+        Ok(KlState {
+            knn,
+            standardizer,
+            map,
+            m: t.rows,
+            rng: evaluation_rng(rng),
+            last: f64::NAN,
+        })
+    }
+
+    /// A chain from a given network (its observed activations are the data), without `kl`: the
+    /// Geweke test's successive-conditional simulator and the benchmarks.
+    ///
+    /// Errors: invalid params or a non-finite network.
+    pub fn from_network(params: &Params, mut net: Network) -> Result<Self, SamplerError> {
+        params
+            .check("params")
+            .map_err(|e| SamplerError::Input(e.to_string()))?;
+        net.refresh()?;
+        Ok(NetworkSampler {
+            kernel: Kernel::new(params)?,
+            net,
+            last: SweepStats::default(),
+            kl: None,
+            thin: 1,
+            iteration: 0,
+        })
+    }
+
+    /// Switch on a deliberately broken kernel (negative-control tests only; `None` switches it
+    /// off). Exists only with the `testing` feature.
+    #[cfg(feature = "testing")]
+    pub fn with_defect(mut self, defect: impl Into<Option<Defect>>) -> Self {
+        self.kernel.set_defect(defect.into());
+        self
+    }
+
+    /// The current network.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// What the last iteration did.
+    pub fn last_sweep(&self) -> SweepStats {
+        self.last
+    }
+
+    /// Replace the observed units' activations (N × D pre-sigmoid values, row-major), keeping
+    /// everything else: the Geweke test's "fresh x" step.
+    ///
+    /// Errors: a wrong length or a non-finite value ([`SamplerError::Input`]).
+    pub fn set_observed_activations(&mut self, a: &[f64]) -> Result<(), SamplerError> {
+        let (n, d) = (self.net.n(), self.net.d());
+        if a.len() != n * d || a.iter().any(|v| !v.is_finite()) {
+            return Err(SamplerError::Input(format!(
+                "observed activations must be {n} × {d} finite values"
+            )));
+        }
+        for j in 0..d {
+            let col: Vec<f64> = (0..n).map(|t| a[t * d + j]).collect();
+            self.net.set_activations(j, &col);
+        }
+        Ok(())
+    }
+
+    fn compute_kl(&mut self) -> Result<(), SamplerError> {
+        let Some(kl) = self.kl.as_mut() else {
+            return Ok(());
+        };
+        let mut q = sample_observed_outputs(&self.net, kl.m, &mut kl.rng);
+        kl.map.to_data(&mut q);
+        kl.standardizer.apply(&mut q);
+        kl.last = kl
+            .knn
+            .kl(&q)
+            .map_err(|e| SamplerError::Numerical(format!("kl at iteration {}: {e}", self.iteration)))?
+            .kl;
+        Ok(())
+    }
+}
+
+impl Sampler for NetworkSampler {
+    fn trace_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = STRUCTURE.iter().map(|s| s.to_string()).collect();
+        if self.kl.is_some() {
+            v.push("kl".into());
+        }
+        v
+    }
+
+    fn begin(&mut self, spec: &RunSpec) {
+        self.thin = spec.thin.max(1);
+    }
+
+    fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
+        self.iteration += 1;
+        self.last = self.kernel.sweep(&mut self.net, rng)?;
+        if self.kl.is_some() && self.iteration % self.thin == 0 {
+            self.compute_kl()?;
+        }
+        Ok(())
+    }
+
+    fn record(&self, row: &mut Vec<f64>) {
+        record_structure(&self.net, self.kernel.params(), row);
+        if let Some(kl) = &self.kl {
+            row.push(kl.last);
+        }
+    }
+
+    fn stat_names(&self) -> Vec<String> {
+        ["mtm_acceptance", "birth_acceptance", "death_acceptance"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    fn record_stats(&self, row: &mut Vec<f64>) {
+        let s = self.last;
+        row.extend([
+            rate(s.mtm_accepted, s.mtm_tried),
+            rate(s.phase2.births_accepted, s.phase2.births),
+            rate(s.phase2.deaths_accepted, s.phase2.deaths),
+        ]);
+    }
+
+    fn summary(&self) -> Vec<Matrix> {
+        summary_of(&self.net)
+    }
+}
+
+/// `method: forward`: each iteration an independent draw of the network from the generative
+/// process of §3 ([`sample_network`] with no data). Trace: `n_units`, `n_edges`,
+/// `n_jump_edges`, `depth`, `log_joint` (structure log prior + parameter priors). Summary: the
+/// last draw, as for [`NetworkSampler`].
+pub struct ForwardSampler {
+    params: Params,
+    d: usize,
+    net: Network,
+}
+
+impl ForwardSampler {
+    /// `x` gives d (its columns; its rows are not used), `test` is ignored; `rng` is not drawn
+    /// from here.
+    ///
+    /// Errors: invalid params or d = 0 ([`SamplerError::Input`]).
+    pub fn new(
+        params: &Params,
+        x: &Matrix,
+        test: Option<&Matrix>,
+        rng: &mut ChainRng,
+    ) -> Result<Self, SamplerError> {
+        let _ = (test, rng);
+        params
+            .check("params")
+            .map_err(|e| SamplerError::Input(e.to_string()))?;
+        let d = x.cols;
+        if d == 0 {
+            return Err(SamplerError::Input(format!("matrix `{}` has no columns", x.name)));
+        }
+        let net = Network::observed_only(0, d, &vec![0.0; d], &vec![1.0; d], &[])?;
+        Ok(ForwardSampler {
+            params: params.clone(),
+            d,
+            net,
+        })
+    }
+}
+
+impl Sampler for ForwardSampler {
+    fn trace_names(&self) -> Vec<String> {
+        STRUCTURE.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
+        self.net = sample_network(&self.params, self.d, 0, rng)?;
+        Ok(())
+    }
+
+    fn record(&self, row: &mut Vec<f64>) {
+        record_structure(&self.net, &self.params, row);
+    }
+
+    fn summary(&self) -> Vec<Matrix> {
+        summary_of(&self.net)
+    }
+}
