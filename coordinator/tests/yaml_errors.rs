@@ -258,3 +258,63 @@ fn errors_about_a_data_file_do_not_echo_its_contents() {
     .to_string();
     assert!(e.contains("\"Smoking\"") && e.contains("\"2\""), "{e}");
 }
+
+/// Paper 004 (`dallaire2014`, issue 17 §6): out-of-range hyperparameters are refused at their
+/// YAML position, and bad data (a non-numeric, empty, NaN or inf cell; a constant column; an
+/// unknown abalone sex code) with the data file, line and column, before any chain starts.
+#[test]
+fn dallaire2014_bad_hyperparameters_and_bad_data_are_refused_before_any_chain() {
+    const D14: &str = "name: t\nmodel: dallaire2014\nseed: 1\nchains: 2\nrun: {iterations: 10}\n\
+params:\n  alpha: 1.0\n  beta: 1.0\n  beta_prime: 1.0\n  mtm_tries: 5\n  observed_range: 0.9\n\
+dataset: {kind: csv, path: d.csv}\nprofiles: {quick: {}, paper: {}}\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |text: &str| std::fs::write(dir.path().join("d.csv"), text).expect("write");
+    let plan = |text: &str| {
+        plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, Some(dir.path()))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let rows: String = (0..20).map(|i| format!("{i},{}\n", (i * 7) % 11)).collect();
+    write(&format!("a,b\n{rows}"));
+    plan(D14).expect("the good file is accepted");
+    for (from, to, line, key) in [
+        ("alpha: 1.0", "alpha: 0.0", 7, "params.alpha"),
+        ("alpha: 1.0", "alpha: -2", 7, "params.alpha"),
+        ("  beta: 1.0", "  beta: 0", 8, "params.beta"),
+        ("beta_prime: 1.0", "beta_prime: -0.5", 9, "params.beta_prime"),
+        ("mtm_tries: 5", "mtm_tries: 0", 10, "params.mtm_tries"),
+        ("observed_range: 0.9", "observed_range: 1.0", 11, "params.observed_range"),
+        ("observed_range: 0.9", "observed_range: 0", 11, "params.observed_range"),
+    ] {
+        let e = plan(&D14.replacen(from, to, 1)).expect_err(to);
+        assert!(
+            e.starts_with(&format!("exp.yaml:{line}:")) && e.contains(key),
+            "{to}: {e}"
+        );
+        assert!(e.contains("allowed values"), "{to}: {e}");
+    }
+    for (text, want) in [
+        ("a,b\n1,2\n3,x\n4,5\n", "line 3"),
+        ("a,b\n1,2\n3,\n4,5\n", "line 3"),
+        ("a,b\n1,2\n3,NaN\n4,5\n", "line 3"),
+        ("a,b\n1,2\n3,inf\n4,5\n", "line 3"),
+        ("a,b\n1,2\n5,5\n1,9\n2,4\n", "\"a\""),
+    ] {
+        // The constant-column case: column a is 1 in both training (odd) rows.
+        write(text);
+        let e = plan(D14).expect_err(text);
+        assert!(e.contains("d.csv") && e.contains(want), "{text:?}: {e}");
+    }
+    let abalone = D14.replace("{kind: csv, path: d.csv}", "{kind: abalone, path: ab.data}");
+    let mut lines = String::new();
+    for i in 0..6 {
+        let sex = if i == 4 { "X" } else { "M" };
+        lines.push_str(&format!(
+            "{sex},0.4{i},0.3{i},0.1{i},0.5{i},0.2{i},0.1{i},0.15{i},{}\n",
+            7 + i
+        ));
+    }
+    std::fs::write(dir.path().join("ab.data"), lines).expect("write");
+    let e = plan(&abalone).expect_err("an unknown sex code");
+    assert!(e.contains("ab.data") && e.contains("line 5"), "{e}");
+}

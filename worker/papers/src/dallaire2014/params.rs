@@ -83,7 +83,9 @@ pub enum Bandwidth {
     /// One width h for every point, maximizing the mean leave-one-out log density. Default.
     #[default]
     Global,
-    /// A width per training point (Barnard 2010's local leave-one-out criterion).
+    /// A width per training point: Abramson-style factors from the global fit's leave-one-out
+    /// densities, the scale then re-chosen by the same criterion. The paper cites Barnard
+    /// (2010)'s local criterion without giving it; this is our stand-in, an extra.
     Local,
 }
 

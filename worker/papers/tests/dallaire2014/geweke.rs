@@ -245,15 +245,78 @@ fn dallaire2014_geweke_detects_printed_jump_prior() {
     detects("jump_prior: paper (eCIBP, N=1, α=1)", Model { p, n: 1, defect: None }, ITERS, 202);
 }
 
+/// One-transition Geweke variant for a kernel that makes the successive-conditional chain
+/// explode (grow past `max_units` within a few iterations): `reps` independent (θ, x) from the
+/// prior, one transition each; θ′ must again be distributed as the prior. A transition that fails
+/// by passing `max_units` counts as a network with more than every cap (the bounded statistics
+/// stay bounded). Returns the worst |z| of the capped counts and indicators against independent
+/// prior draws (i.i.d. standard errors) and the number of failed transitions.
+fn one_step_worst_z(model: &Model, reps: usize, seed: u64) -> (f64, usize) {
+    let mut rng = causeway_papers::chain_rng(seed, 3, 0, 0);
+    let names = model.statistic_names();
+    let keep: Vec<usize> = (0..7).collect();
+    let (mut a, mut a2, mut b, mut b2) = (vec![0.0; 7], vec![0.0; 7], vec![0.0; 7], vec![0.0; 7]);
+    let mut failed = 0;
+    let big = [0.0, 1.0, 1.0, 6.0, 8.0, 4.0, 5.0];
+    for _ in 0..reps {
+        let th = model.sample_prior(&mut rng);
+        let x = model.simulate(&th, &mut rng);
+        let s = model.statistics(&th, &x);
+        for &j in &keep {
+            a[j] += s[j];
+            a2[j] += s[j] * s[j];
+        }
+        let th = model.sample_prior(&mut rng);
+        let x = model.simulate(&th, &mut rng);
+        let mut chain = model.start(&th, &x, &mut rng).expect("start");
+        let s = match model.step(&mut chain, &mut rng) {
+            Ok(th2) => model.statistics(&th2, &x),
+            Err(_) => {
+                failed += 1;
+                big.to_vec()
+            }
+        };
+        for &j in &keep {
+            b[j] += s[j];
+            b2[j] += s[j] * s[j];
+        }
+    }
+    let r = reps as f64;
+    let mut worst: f64 = 0.0;
+    for &j in &keep {
+        let (ma, mb) = (a[j] / r, b[j] / r);
+        let va = (a2[j] / r - ma * ma).max(0.0) / r;
+        let vb = (b2[j] / r - mb * mb).max(0.0) / r;
+        let z = if va + vb > 0.0 { (ma - mb) / (va + vb).sqrt() } else { 0.0 };
+        println!("  {:>18}: prior {ma:8.4}   one step {mb:8.4}   z = {z:+7.2}", names[j]);
+        worst = worst.max(z.abs());
+    }
+    (worst, failed)
+}
+
 #[test]
 fn dallaire2014_geweke_detects_birth_without_jump_terms() {
-    let p = params(Prior::Ecibp, 0.5);
+    // The successive-conditional chain of this kernel passes max_units = 2,000 within a few
+    // hundred iterations (births are accepted without the factor J_old(S′)/J(S) < 1), so it is
+    // tested one transition at a time from the prior.
+    let mut p = params(Prior::Ecibp, 1.0);
+    p.max_units = 200;
+    let reps = 4_000;
     let m = Model {
-        p,
+        p: p.clone(),
         n: 1,
         defect: Some(Defect::BirthWithoutJumpTerms),
     };
-    detects("eCIBP birth without J (N=1, α=0.5)", m, ITERS, 203);
+    println!("geweke one-step eCIBP birth without J (N=1, α=1): {reps} transitions");
+    let (w, failed) = one_step_worst_z(&m, reps, 203);
+    println!("  worst |z| = {w:.2}, transitions past max_units = {failed}");
+    assert!(w > 6.0, "birth without J went unnoticed: worst |z| = {w:.2}");
+    // the same one-step test passes for the correct kernel
+    let ok = Model { p, n: 1, defect: None };
+    println!("geweke one-step eCIBP, correct kernel (N=1, α=1): {reps} transitions");
+    let (w, failed) = one_step_worst_z(&ok, reps, 204);
+    println!("  worst |z| = {w:.2}, transitions past max_units = {failed}");
+    assert!(w < 4.5 && failed == 0, "correct kernel: worst |z| = {w:.2}, failed {failed}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Tests of paper 004 (CIBP / eCIBP), model `dallaire2014`: `cargo test --workspace dallaire2014`.
 
 mod datasets;
+mod determinism;
 mod edge_prior;
 mod evaluation;
 mod geweke;

@@ -41,24 +41,31 @@ pub const MAX_TRAIN_ROWS: usize = 10_000;
 /// Terms below e^(−CUTOFF)/n of the running maximum are dropped from a log-sum-exp.
 const CUTOFF: f64 = 40.0;
 
-/// The leave-one-out criterion on a fixed standardized training set: every row's positive
-/// squared distances to the other points, sorted ascending (CSR layout), with their columns.
+/// The leave-one-out criterion on a fixed standardized training set with fixed relative widths
+/// λ_j (h_j = h·λ_j): for every row i, the scaled squared distances e_ij = |z_i − z_j|²/λ_j² to
+/// the other points at a positive distance, sorted ascending (CSR layout), with their columns.
+/// Then ln N(z_i; z_j, h_j² I) = −(d/2) ln 2π − d ln h + c_j − e_ij/(2h²) with c_j = −d ln λ_j,
+/// and every term after e_ij in row i is at most −d ln h + max_j c_j − e_ij/(2h²).
 #[derive(Debug, Clone)]
 pub struct LooCriterion {
     n: usize,
     d: usize,
-    /// Row i is `dist2[start[i]..start[i + 1]]`.
+    /// Row i is `scaled[start[i]..start[i + 1]]`.
     start: Vec<usize>,
-    dist2: Vec<f64>,
+    scaled: Vec<f64>,
     col: Vec<u32>,
+    /// c_j = −d ln λ_j, n values.
+    c: Vec<f64>,
+    c_max: f64,
 }
 
 impl LooCriterion {
-    /// `z`: n × d standardized training points, row-major.
+    /// `z`: n × d standardized training points, row-major; `lambda`: the relative widths
+    /// (n values, > 0), or None for λ ≡ 1 (`bandwidth: global`).
     ///
-    /// Errors: n < 2, n > [`MAX_TRAIN_ROWS`], or a point all of whose other points are its
-    /// duplicates.
-    pub fn new(z: &[f64], n: usize, d: usize) -> Result<Self, String> {
+    /// Errors: n < 2, n > [`MAX_TRAIN_ROWS`], a wrong length, a λ_j not finite and positive, or
+    /// a point all of whose other points are its duplicates.
+    pub fn new(z: &[f64], n: usize, d: usize, lambda: Option<&[f64]>) -> Result<Self, String> {
         if n < 2 || d == 0 || z.len() != n * d {
             return Err(format!(
                 "the KDE needs n ≥ 2 training rows of d ≥ 1 values (n = {n}, d = {d})"
@@ -69,8 +76,16 @@ impl LooCriterion {
                 "the KDE's leave-one-out criterion keeps n² distances: n_train = {n} exceeds {MAX_TRAIN_ROWS}"
             ));
         }
+        let ones = vec![1.0; n];
+        let lambda = lambda.unwrap_or(&ones);
+        if lambda.len() != n || lambda.iter().any(|l| !(l.is_finite() && *l > 0.0)) {
+            return Err("the local widths must be n finite positive values".into());
+        }
+        let inv_l2: Vec<f64> = lambda.iter().map(|l| 1.0 / (l * l)).collect();
+        let c: Vec<f64> = lambda.iter().map(|l| -(d as f64) * l.ln()).collect();
+        let c_max = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let mut start = Vec::with_capacity(n + 1);
-        let mut dist2 = Vec::with_capacity(n * (n - 1));
+        let mut scaled = Vec::with_capacity(n * (n - 1));
         let mut col = Vec::with_capacity(n * (n - 1));
         let mut row: Vec<(f64, u32)> = Vec::with_capacity(n);
         start.push(0);
@@ -81,7 +96,7 @@ impl LooCriterion {
                 if j != i {
                     let s = super::knn::dist2(zi, &z[j * d..(j + 1) * d]);
                     if s > 0.0 {
-                        row.push((s, j as u32));
+                        row.push((s * inv_l2[j], j as u32));
                     }
                 }
             }
@@ -89,16 +104,18 @@ impl LooCriterion {
                 return Err(format!("training row {} has no distinct neighbour", i + 1));
             }
             row.sort_by(|a, b| a.0.total_cmp(&b.0));
-            dist2.extend(row.iter().map(|r| r.0));
+            scaled.extend(row.iter().map(|r| r.0));
             col.extend(row.iter().map(|r| r.1));
-            start.push(dist2.len());
+            start.push(scaled.len());
         }
         Ok(LooCriterion {
             n,
             d,
             start,
-            dist2,
+            scaled,
             col,
+            c,
+            c_max,
         })
     }
 
@@ -107,43 +124,29 @@ impl LooCriterion {
         self.n
     }
 
-    /// ln f̂_{−i}(z_i) for every i (n values, standardized space) with widths h·λ_j
-    /// (`lambda` = None means λ ≡ 1).
-    pub fn loo_log_liks(&self, h: f64, lambda: Option<&[f64]>) -> Vec<f64> {
+    /// ln f̂_{−i}(z_i) for every i (n values, standardized space, nats) at scale h.
+    pub fn loo_log_liks(&self, h: f64) -> Vec<f64> {
         let d = self.d as f64;
         let c0 = -0.5 * d * (2.0 * std::f64::consts::PI).ln();
         let cut = CUTOFF + (self.n as f64).ln();
-        let (lam_min, lam_max) = match lambda {
-            Some(l) => l
-                .iter()
-                .fold((f64::INFINITY, 0.0_f64), |(a, b), &v| (a.min(v), b.max(v))),
-            None => (1.0, 1.0),
-        };
-        let ln_h = h.ln();
+        let dlh = d * h.ln();
+        let inv2h2 = 0.5 / (h * h);
         let mut out = Vec::with_capacity(self.n);
         for i in 0..self.n {
             let row = self.start[i]..self.start[i + 1];
             let count = (row.end - row.start) as f64;
             let (mut mx, mut s) = (f64::NEG_INFINITY, 0.0);
             for p in row {
-                let dd = self.dist2[p];
-                let (ln_w, w2) = match lambda {
-                    Some(l) => {
-                        let lj = l[self.col[p] as usize];
-                        (ln_h + lj.ln(), (h * lj) * (h * lj))
-                    }
-                    None => (ln_h, h * h),
-                };
-                let t = -d * ln_w - dd / (2.0 * w2);
+                let e = self.scaled[p] * inv2h2;
+                let t = self.c[self.col[p] as usize] - dlh - e;
                 if t > mx {
                     s = s * (mx - t).exp() + 1.0;
                     mx = t;
                 } else {
                     s += (t - mx).exp();
                 }
-                // Every later term is at most this bound (distances ascend).
-                let bound = -d * (ln_h + lam_min.ln()) - dd / (2.0 * (h * lam_max) * (h * lam_max));
-                if bound < mx - cut {
+                // Every later term is at most this bound (scaled distances ascend).
+                if self.c_max - dlh - e < mx - cut {
                     break;
                 }
             }
@@ -153,16 +156,16 @@ impl LooCriterion {
     }
 
     /// L(h) = the mean of [`LooCriterion::loo_log_liks`].
-    pub fn mean_log_lik(&self, h: f64, lambda: Option<&[f64]>) -> f64 {
-        let v = self.loo_log_liks(h, lambda);
+    pub fn mean_log_lik(&self, h: f64) -> f64 {
+        let v = self.loo_log_liks(h);
         v.iter().sum::<f64>() / v.len() as f64
     }
 
     /// The h in [[`BANDWIDTH_MIN`], [`BANDWIDTH_MAX`]] maximizing L(h): the best of a
     /// [`GRID_POINTS`]-point grid in ln h, refined by golden section on the two neighbouring
     /// grid intervals to [`LN_H_TOLERANCE`]. Returns (h, L(h)).
-    pub fn maximize(&self, lambda: Option<&[f64]>) -> (f64, f64) {
-        maximize_ln_h(|ln_h| self.mean_log_lik(ln_h.exp(), lambda))
+    pub fn maximize(&self) -> (f64, f64) {
+        maximize_ln_h(|ln_h| self.mean_log_lik(ln_h.exp()))
     }
 }
 
@@ -242,14 +245,15 @@ impl Kde {
             Standardizer::fit(train, n, d).map_err(|e| format!("training data: {e}"))?;
         let mut z = train.to_vec();
         standardizer.apply(&mut z);
-        let loo = LooCriterion::new(&z, n, d)?;
-        let (mut h, mut value) = loo.maximize(None);
+        let loo = LooCriterion::new(&z, n, d, None)?;
+        let (mut h, mut value) = loo.maximize();
         let mut lambda = vec![1.0; n];
         if rule == Bandwidth::Local {
-            let pilot = loo.loo_log_liks(h, None);
+            let pilot = loo.loo_log_liks(h);
+            drop(loo);
             let mean = pilot.iter().sum::<f64>() / n as f64;
             lambda = pilot.iter().map(|l| (-0.5 * (l - mean)).exp()).collect();
-            (h, value) = loo.maximize(Some(&lambda));
+            (h, value) = LooCriterion::new(&z, n, d, Some(&lambda))?.maximize();
         }
         if !value.is_finite() {
             return Err(format!(

@@ -4,7 +4,7 @@
 //!
 //! - Data: the training set standardized with its mean and sample sd (n − 1 divisor).
 //! - Base: Normal-inverse-Wishart, μ₀ = 0, κ₀ (default 0.1), ν₀ (default d + 2), Ψ₀ = ψ₀·I
-//!   (default ψ₀ = 0.25); see [`niw`].
+//!   (default ψ₀ = 0.25); see [`NiwPrior`] and [`StudentT`].
 //! - Kernel: collapsed Gibbs, Neal (2000)'s algorithm 3. For each point i in order, remove it
 //!   from its cluster, then move it to cluster c with probability ∝ n_{−i,c}·t_c(x_i) or to a new
 //!   cluster ∝ α·t_0(x_i), t the Student-t posterior predictive (log space). Each cluster caches
@@ -37,7 +37,7 @@ use crate::math::sample_log_weights;
 use crate::seed::ChainRng;
 
 /// Deliberately broken kernels of the DP mixture, for negative controls (`testing` feature
-/// only; see [`crate::testing`]).
+/// only; the convention of `crate::testing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Defect {
     /// The predictive scale Ψ_n/v instead of Ψ_n (κ_n + 1)/(κ_n v): the uncertainty of the

@@ -17,9 +17,10 @@ use crate::dallaire2014::params::Params;
 use crate::data::Matrix;
 use crate::seed::ChainRng;
 
-/// One KDE "chain": trace `kl` (one fantasy draw per iteration), summary `bandwidth`,
-/// `loo_mean_log_lik`, `test_mean_log_lik`, `kl_train_test`, `kl_independent`,
-/// `zero_distance_ties` (each 1 × 1).
+/// One KDE "chain": trace `kl` (one fantasy draw per iteration, nats), summary `bandwidth` (h,
+/// standardized units), `loo_mean_log_lik` (standardized space), `test_mean_log_lik` (data
+/// units), `kl_train_test`, `kl_independent` and `zero_distance_ties` (the reference rows; the
+/// ties are those of D̂(test ‖ train)), each 1 × 1.
 #[derive(Debug, Clone)]
 pub struct KdeSampler {
     kde: Kde,

@@ -286,12 +286,36 @@ fn dallaire2014_dpmog_trace_and_test_set_independence() {
         burn_in: 10,
         thin: 3,
     };
-    let run = |test: &Matrix| {
+    let run = |test: &Matrix, spec: &RunSpec| {
         let mut rng = chain_rng(5, 9, 0, 1);
         let mut s = DpmogSampler::new(&params, &x, test, &mut rng).unwrap();
-        run_chain(&mut s, &spec, &mut rng, &mut |_, _| {}).unwrap()
+        run_chain(&mut s, spec, &mut rng, &mut |_, _| {}).unwrap()
     };
-    let (a, b) = (run(&test_a), run(&test_b));
+    let (a, b) = (run(&test_a, &spec), run(&test_b, &spec));
+    // Evaluating more often (thin 1: fantasy data at every iteration) leaves the chain as it is.
+    let every = run(&test_a, &RunSpec { thin: 1, ..spec });
+    let every_k: Vec<f64> = every
+        .trace
+        .chunks_exact(3)
+        .skip(2)
+        .step_by(3)
+        .map(|r| r[1])
+        .collect();
+    let every_a: Vec<f64> = every
+        .trace
+        .chunks_exact(3)
+        .skip(2)
+        .step_by(3)
+        .map(|r| r[2])
+        .collect();
+    assert_eq!(
+        every_k,
+        a.trace.chunks_exact(3).map(|r| r[1]).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        every_a,
+        a.trace.chunks_exact(3).map(|r| r[2]).collect::<Vec<_>>()
+    );
     assert_eq!(a.trace_names, ["kl", "k_plus", "concentration"]);
     assert_eq!(a.iterations.len(), 10);
     let col = |o: &causeway_papers::chain::ChainOutput, j: usize| -> Vec<f64> {

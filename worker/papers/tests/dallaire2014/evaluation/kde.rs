@@ -16,17 +16,25 @@ use statrs::distribution::{Continuous, Normal};
 
 use super::{abalone, geyser, mean_2sd, two_clusters};
 
-/// The criterion written out directly: (1/n) Σ_i ln[(1/n_i) Σ_{j≠i, x_j≠x_i} N(z_i; z_j, h²I)],
-/// with N as a product of 1-D normal densities (statrs).
-fn naive_loo(z: &[f64], d: usize, h: f64) -> f64 {
+/// The criterion written out directly:
+/// (1/n) Σ_i ln[(1/n_i) Σ_{j≠i, x_j≠x_i} N(z_i; z_j, (h λ_j)² I)], with N as a product of 1-D
+/// normal densities (statrs).
+fn naive_loo(z: &[f64], d: usize, h: f64, lambda: &[f64]) -> f64 {
     let n = z.len() / d;
-    let kernel = Normal::new(0.0, h).unwrap();
+    let kernels: Vec<Normal> = lambda
+        .iter()
+        .map(|l| Normal::new(0.0, h * l).unwrap())
+        .collect();
     let mut total = 0.0;
     for i in 0..n {
         let zi = &z[i * d..(i + 1) * d];
         let terms: Vec<f64> = (0..n)
             .filter(|&j| j != i && &z[j * d..(j + 1) * d] != zi)
-            .map(|j| (0..d).map(|c| kernel.ln_pdf(zi[c] - z[j * d + c])).sum())
+            .map(|j| {
+                (0..d)
+                    .map(|c| kernels[j].ln_pdf(zi[c] - z[j * d + c]))
+                    .sum()
+            })
             .collect();
         total += log_sum_exp(&terms) - (terms.len() as f64).ln();
     }
@@ -41,42 +49,46 @@ fn dallaire2014_kde_loo_bandwidth_is_the_global_maximizer() {
     let dup: Vec<f64> = x.values[..4].to_vec();
     x.values.extend_from_slice(&dup);
     x.rows += 2;
-    let kde = Kde::fit(&x.values, x.rows, 2, Bandwidth::Global).unwrap();
     let std = Standardizer::fit(&x.values, x.rows, 2).unwrap();
     let mut z = x.values.clone();
     std.apply(&mut z);
-    let h = kde.bandwidth();
-    let at_h = naive_loo(&z, 2, h);
-    assert!(
-        (at_h - kde.loo_mean_log_lik()).abs() < 1e-9,
-        "{at_h} vs {}",
-        kde.loo_mean_log_lik()
-    );
-    // A fine grid (4001 points in ln h over [10⁻³, 10]) never beats the optimum.
-    let (lo, hi) = (BANDWIDTH_MIN.ln(), BANDWIDTH_MAX.ln());
-    let mut best = (f64::NEG_INFINITY, 0.0);
-    for i in 0..4001 {
-        let ln_h = lo + (hi - lo) * i as f64 / 4000.0;
-        let v = naive_loo(&z, 2, ln_h.exp());
-        if v > best.0 {
-            best = (v, ln_h);
+    for (rule, grid) in [(Bandwidth::Global, 4000), (Bandwidth::Local, 1000)] {
+        let kde = Kde::fit(&x.values, x.rows, 2, rule).unwrap();
+        let lambda = kde.local_factors();
+        let h = kde.bandwidth();
+        let at_h = naive_loo(&z, 2, h, lambda);
+        assert!(
+            (at_h - kde.loo_mean_log_lik()).abs() < 1e-9,
+            "{rule:?}: {at_h} vs {}",
+            kde.loo_mean_log_lik()
+        );
+        // A fine grid in ln h over [10⁻³, 10] never beats the optimum (λ held fixed).
+        let (lo, hi) = (BANDWIDTH_MIN.ln(), BANDWIDTH_MAX.ln());
+        let mut best = (f64::NEG_INFINITY, 0.0);
+        for i in 0..=grid {
+            let ln_h = lo + (hi - lo) * i as f64 / grid as f64;
+            let v = naive_loo(&z, 2, ln_h.exp(), lambda);
+            if v > best.0 {
+                best = (v, ln_h);
+            }
         }
+        println!(
+            "{rule:?}: h = {h:.6}, L(h) = {at_h:.8}; grid of {} best h = {:.6}, L = {:.8}",
+            grid + 1,
+            best.1.exp(),
+            best.0
+        );
+        assert!(
+            at_h >= best.0 - 1e-10,
+            "{rule:?}: grid beats the optimum: {} > {at_h}",
+            best.0
+        );
+        assert!(
+            (h.ln() - best.1).abs() <= (hi - lo) / grid as f64,
+            "{rule:?}: h = {h} far from the grid's best"
+        );
+        assert!(h > 0.05 && h < 2.0, "h = {h}");
     }
-    println!(
-        "h = {h:.6}, L(h) = {at_h:.8}; fine grid best h = {:.6}, L = {:.8}",
-        best.1.exp(),
-        best.0
-    );
-    assert!(
-        at_h >= best.0 - 1e-10,
-        "grid beats the optimum: {} > {at_h}",
-        best.0
-    );
-    assert!(
-        (h.ln() - best.1).abs() <= (hi - lo) / 4000.0,
-        "h = {h} far from the grid's best"
-    );
-    assert!(h > 0.05 && h < 2.0, "h = {h}");
 }
 
 #[test]
@@ -232,8 +244,10 @@ fn dallaire2014_kde_abalone_record() {
     );
     assert!((m - 2.88).abs() < 0.15, "{m}");
     // The extra option, per-point widths (`bandwidth: local`), for the record.
-    let mut params = Params::default();
-    params.bandwidth = Bandwidth::Local;
+    let params = Params {
+        bandwidth: Bandwidth::Local,
+        ..Params::default()
+    };
     let mut rng = chain_rng(17, 1, 0, 0);
     let mut s = KdeSampler::new(&params, &x, &test, &mut rng).unwrap();
     let out = run_chain(&mut s, &spec, &mut rng, &mut |_, _| {}).unwrap();
