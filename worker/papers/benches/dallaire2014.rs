@@ -8,6 +8,7 @@
 //! - `mtm/{ring,abalone}`: the MTM step of every hidden unit and datum; throughput = unit-datum
 //!   updates per second (µs per update = 10⁶ / throughput).
 //! - `phase1/{ring,abalone}`: one Phase 1 sweep; throughput = candidate edges per second.
+#![allow(clippy::needless_range_loop)]
 use causeway_papers::chain_rng;
 use causeway_papers::dallaire2014::params::{Params, Prior};
 use causeway_papers::dallaire2014::samplers::forward::draw_activations;
@@ -25,7 +26,8 @@ const N: usize = 2000;
 /// probability `p_jump`. W ~ N(0, 1), γ = 0, ν = 4 (observed 20); data by ancestral sampling.
 fn build(sizes: &[usize], p_adj: f64, p_jump: f64, rng: &mut ChainRng) -> Network {
     let d = sizes[0];
-    let mut net = Network::observed_only(N, d, &vec![0.0; d], &vec![20.0; d], &vec![0.0; N * d]).unwrap();
+    let mut net = Network::observed_only(N, d, &vec![0.0; d], &vec![20.0; d], &vec![0.0; N * d])
+        .expect("benchmark network");
     let mut layers: Vec<Vec<usize>> = vec![(0..d).collect()];
     for (m, &k) in sizes.iter().enumerate().skip(1) {
         let ids: Vec<usize> = (0..k).map(|j| net.add_unit(m, 0.0, 4.0, j)).collect();
@@ -59,7 +61,7 @@ fn build(sizes: &[usize], p_adj: f64, p_jump: f64, rng: &mut ChainRng) -> Networ
             draw_activations(&mut net, i, rng);
         }
     }
-    net.refresh().unwrap();
+    net.refresh().expect("benchmark network");
     net
 }
 
@@ -91,12 +93,15 @@ fn bench(c: &mut Criterion) {
                 net.n_jump_edges(),
                 net.depth()
             );
-            let mut s = NetworkSampler::from_network(&params(jumps), net.clone()).unwrap();
+            let mut s = NetworkSampler::from_network(&params(jumps), net.clone())
+                .expect("benchmark network");
             let mut rng = chain_rng(7, 0, 0, 0);
             let mut g = c.benchmark_group("sweep");
             g.sample_size(10);
             g.throughput(Throughput::Elements(1));
-            g.bench_function(format!("{prior}/{size}"), |b| b.iter(|| s.step(&mut rng).unwrap()));
+            g.bench_function(format!("{prior}/{size}"), |b| {
+                b.iter(|| s.step(&mut rng).expect("benchmark network"))
+            });
             g.finish();
             let n = s.network();
             println!(
@@ -110,7 +115,9 @@ fn bench(c: &mut Criterion) {
             }
             // MTM and Phase 1 on the fixed network
             let p = params(jumps);
-            let hidden: Vec<usize> = (1..net.depth()).flat_map(|m| net.layer(m).to_vec()).collect();
+            let hidden: Vec<usize> = (1..net.depth())
+                .flat_map(|m| net.layer(m).to_vec())
+                .collect();
             let mut work = net.clone();
             let mut scratch = Vec::new();
             let mut g = c.benchmark_group("mtm");

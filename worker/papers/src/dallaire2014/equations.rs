@@ -35,10 +35,11 @@ pub fn unit_input(gamma: f64, weighted: impl IntoIterator<Item = (f64, f64)>) ->
     gamma + weighted.into_iter().map(|(w, u)| w * u).sum::<f64>()
 }
 
-/// The sigmoid of §2, σ(x) = 2/(1 + e^{−x}) − 1 = tanh(x/2), with values in (−1, 1).
+/// The sigmoid of §2, σ(x) = 2/(1 + e^{−x}) − 1 = tanh(x/2), with values in [−1, 1]
+/// (computed in the printed form: one `exp`, faster than `tanh`; absolute error ~1e-16).
 #[inline]
 pub fn sigmoid(x: f64) -> f64 {
-    (0.5 * x).tanh()
+    2.0 / (1.0 + (-x).exp()) - 1.0
 }
 
 /// The inverse sigmoid, σ⁻¹(u) = ln((1 + u)/(1 − u)), for u in (−1, 1) (±∞ at ±1, NaN outside).
@@ -380,7 +381,8 @@ mod tests {
         let (s_uu, s_ur, nu, mu, rho) = (2.3, -0.7, 1.9, 0.4, 1.3);
         let (mu_e, rho_e) = edge_likelihood(s_uu, s_ur, nu);
         let lhs = ln_edge_bayes_factor(s_uu, s_ur, nu, mu, rho);
-        let rhs = ln_gaussian(mu_e, mu, 1.0 / (1.0 / rho_e + 1.0 / rho)) - ln_gaussian(mu_e, 0.0, rho_e);
+        let rhs =
+            ln_gaussian(mu_e, mu, 1.0 / (1.0 / rho_e + 1.0 / rho)) - ln_gaussian(mu_e, 0.0, rho_e);
         assert!((lhs - rhs).abs() < 1e-12);
         assert!(ln_edge_bayes_factor(0.0, 0.0, 1.0, 0.5, 2.0).abs() < 1e-15);
     }

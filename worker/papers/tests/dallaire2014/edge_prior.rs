@@ -24,7 +24,12 @@ fn z_of(b: &(u64, u64, f64, f64)) -> f64 {
 
 #[test]
 fn dallaire2014_edge_prior_eq11_matches_last_customer_frequencies() {
-    let p = Params { prior: Prior::Cibp, alpha: 1.0, beta: 1.5, ..Params::default() };
+    let p = Params {
+        prior: Prior::Cibp,
+        alpha: 1.0,
+        beta: 1.5,
+        ..Params::default()
+    };
     let d = 4;
     let mut rng = chain_rng(51, 0, 0, 0);
     let mut buckets = Buckets::new();
@@ -44,7 +49,10 @@ fn dallaire2014_edge_prior_eq11_matches_last_customer_frequencies() {
     }
     for (k, b) in &buckets {
         let z = z_of(b);
-        println!("eq 11, n_-i,k = {}: {} edges / {} draws, expected {:.1}, z = {z:+.2}", k.0, b.1, b.0, b.2);
+        println!(
+            "eq 11, n_-i,k = {}: {} edges / {} draws, expected {:.1}, z = {z:+.2}",
+            k.0, b.1, b.0, b.2
+        );
         assert!(z.abs() < 4.5);
     }
 }
@@ -52,7 +60,13 @@ fn dallaire2014_edge_prior_eq11_matches_last_customer_frequencies() {
 /// Jump-edge frequencies of the last layer-0 customer, grouped by (n_k, K^(t−1), c_−i); returns
 /// the worst |z| of the printed or corrected eq 12 over groups with ≥ 100 observations.
 fn eq12_worst(paper: bool) -> f64 {
-    let p = Params { prior: Prior::Ecibp, alpha: 1.0, beta: 1.0, beta_prime: 2.0, ..Params::default() };
+    let p = Params {
+        prior: Prior::Ecibp,
+        alpha: 1.0,
+        beta: 1.0,
+        beta_prime: 2.0,
+        ..Params::default()
+    };
     let d = 3;
     let mut rng = chain_rng(52, 0, 0, 0);
     let mut buckets = Buckets::new();
@@ -77,11 +91,22 @@ fn eq12_worst(paper: bool) -> f64 {
     }
     let mut worst: f64 = 0.0;
     for (k, b) in buckets.iter().filter(|(_, b)| b.0 >= 100) {
-        let z = if b.3 > 0.0 { z_of(b) } else if b.1 as f64 == b.2 { 0.0 } else { f64::INFINITY };
+        let z = if b.3 > 0.0 {
+            z_of(b)
+        } else if b.1 as f64 == b.2 {
+            0.0
+        } else {
+            f64::INFINITY
+        };
         println!(
             "eq 12 ({}), n_k = {}, K^(t-1) = {}, c_-i = {}: {} / {}, expected {:.1}, z = {z:+.2}",
             if paper { "printed" } else { "corrected" },
-            k.0, k.1, k.2, b.1, b.0, b.2
+            k.0,
+            k.1,
+            k.2,
+            b.1,
+            b.0,
+            b.2
         );
         worst = worst.max(z.abs());
     }
@@ -116,7 +141,10 @@ fn dallaire2014_edge_prior_beta_column_is_the_sequential_product_of_eq9() {
                 }
             }
             let col = eq::ln_jump_column(q, c, k, bp);
-            assert!((lp - col).abs() < 1e-10, "q = {q}, β′ = {bp}, pattern {pattern:b}: {lp} vs {col}");
+            assert!(
+                (lp - col).abs() < 1e-10,
+                "q = {q}, β′ = {bp}, pattern {pattern:b}: {lp} vs {col}"
+            );
         }
     }
 }
@@ -140,7 +168,11 @@ fn single_layer_k_plus(printed: bool, sweeps: usize, seed: u64) -> (f64, f64) {
     for s in 0..sweeps {
         for i in 0..d {
             for col in cols.iter_mut() {
-                let n_minus = col.iter().enumerate().filter(|&(j, &z)| j != i && z).count();
+                let n_minus = col
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, &z)| j != i && z)
+                    .count();
                 if n_minus > 0 {
                     col[i] = rng.random::<f64>() < eq::adjacent_edge_prob(n_minus, beta, d);
                 }

@@ -16,7 +16,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use causeway_papers::dallaire2014::params::{BirthDeath, JumpPrior, Params, Prior};
-use causeway_papers::dallaire2014::samplers::forward::{sample_network, sample_observed_activations};
+use causeway_papers::dallaire2014::samplers::forward::{
+    sample_network, sample_observed_activations,
+};
 use causeway_papers::dallaire2014::samplers::{Defect, Network, NetworkSampler};
 use causeway_papers::testing::{GewekeModel, GewekeReport, geweke_test};
 use causeway_papers::{ChainRng, Sampler, SamplerError};
@@ -69,13 +71,22 @@ impl GewekeModel for Model {
         sample_observed_activations(state, rng)
     }
 
-    fn start(&self, state: &Network, data: &Vec<f64>, _rng: &mut ChainRng) -> Result<NetworkSampler, SamplerError> {
+    fn start(
+        &self,
+        state: &Network,
+        data: &Vec<f64>,
+        _rng: &mut ChainRng,
+    ) -> Result<NetworkSampler, SamplerError> {
         let mut s = NetworkSampler::from_network(&self.p, state.clone())?.with_defect(self.defect);
         s.set_observed_activations(data)?;
         Ok(s)
     }
 
-    fn step(&self, chain: &mut NetworkSampler, rng: &mut ChainRng) -> Result<Network, SamplerError> {
+    fn step(
+        &self,
+        chain: &mut NetworkSampler,
+        rng: &mut ChainRng,
+    ) -> Result<Network, SamplerError> {
         chain.step(rng)?;
         Ok(chain.network().clone())
     }
@@ -223,26 +234,50 @@ fn dallaire2014_geweke_cibp_n3_alpha1() {
 }
 
 fn detects(label: &str, model: Model, iters: usize, seed: u64) {
-    let iters = std::env::var("GEWEKE_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(iters);
+    let iters = std::env::var("GEWEKE_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(iters);
     let w = match geweke_test(&model, iters, 50, seed) {
         Ok(r) => report(label, iters, &r),
         Err(e) => panic!("{label}: {e}"),
     };
-    assert!(w > 6.0, "{label}: worst |z| = {w:.2}, the broken kernel went unnoticed");
+    assert!(
+        w > 6.0,
+        "{label}: worst |z| = {w:.2}, the broken kernel went unnoticed"
+    );
 }
 
 #[test]
 fn dallaire2014_geweke_detects_printed_birth_death() {
     let mut p = params(Prior::Cibp, 1.0);
     p.birth_death = BirthDeath::Paper;
-    detects("birth_death: paper (CIBP, N=1, α=1)", Model { p, n: 1, defect: None }, ITERS, 201);
+    detects(
+        "birth_death: paper (CIBP, N=1, α=1)",
+        Model {
+            p,
+            n: 1,
+            defect: None,
+        },
+        ITERS,
+        201,
+    );
 }
 
 #[test]
 fn dallaire2014_geweke_detects_printed_jump_prior() {
     let mut p = params(Prior::Ecibp, 1.0);
     p.jump_prior = JumpPrior::Paper;
-    detects("jump_prior: paper (eCIBP, N=1, α=1)", Model { p, n: 1, defect: None }, ITERS, 202);
+    detects(
+        "jump_prior: paper (eCIBP, N=1, α=1)",
+        Model {
+            p,
+            n: 1,
+            defect: None,
+        },
+        ITERS,
+        202,
+    );
 }
 
 /// One-transition Geweke variant for a kernel that makes the successive-conditional chain
@@ -287,8 +322,15 @@ fn one_step_worst_z(model: &Model, reps: usize, seed: u64) -> (f64, usize) {
         let (ma, mb) = (a[j] / r, b[j] / r);
         let va = (a2[j] / r - ma * ma).max(0.0) / r;
         let vb = (b2[j] / r - mb * mb).max(0.0) / r;
-        let z = if va + vb > 0.0 { (ma - mb) / (va + vb).sqrt() } else { 0.0 };
-        println!("  {:>18}: prior {ma:8.4}   one step {mb:8.4}   z = {z:+7.2}", names[j]);
+        let z = if va + vb > 0.0 {
+            (ma - mb) / (va + vb).sqrt()
+        } else {
+            0.0
+        };
+        println!(
+            "  {:>18}: prior {ma:8.4}   one step {mb:8.4}   z = {z:+7.2}",
+            names[j]
+        );
         worst = worst.max(z.abs());
     }
     (worst, failed)
@@ -310,13 +352,23 @@ fn dallaire2014_geweke_detects_birth_without_jump_terms() {
     println!("geweke one-step eCIBP birth without J (N=1, α=1): {reps} transitions");
     let (w, failed) = one_step_worst_z(&m, reps, 203);
     println!("  worst |z| = {w:.2}, transitions past max_units = {failed}");
-    assert!(w > 6.0, "birth without J went unnoticed: worst |z| = {w:.2}");
+    assert!(
+        w > 6.0,
+        "birth without J went unnoticed: worst |z| = {w:.2}"
+    );
     // the same one-step test passes for the correct kernel
-    let ok = Model { p, n: 1, defect: None };
+    let ok = Model {
+        p,
+        n: 1,
+        defect: None,
+    };
     println!("geweke one-step eCIBP, correct kernel (N=1, α=1): {reps} transitions");
     let (w, failed) = one_step_worst_z(&ok, reps, 204);
     println!("  worst |z| = {w:.2}, transitions past max_units = {failed}");
-    assert!(w < 4.5 && failed == 0, "correct kernel: worst |z| = {w:.2}, failed {failed}");
+    assert!(
+        w < 4.5 && failed == 0,
+        "correct kernel: worst |z| = {w:.2}, failed {failed}"
+    );
 }
 
 #[test]
@@ -328,5 +380,10 @@ fn dallaire2014_geweke_detects_mtm_without_current() {
         n: 3,
         defect: Some(Defect::MtmWithoutCurrent),
     };
-    detects("MTM without the current value (CIBP, N=3, α=1)", m, ITERS, 204);
+    detects(
+        "MTM without the current value (CIBP, N=3, α=1)",
+        m,
+        ITERS,
+        204,
+    );
 }

@@ -70,7 +70,16 @@ fn test_mtm(children: &[ChildTerm], q: usize, omit_current: bool, seed: u64) -> 
     let mut us: Vec<f64> = Vec::with_capacity(DRAWS);
     for _ in 0..DRAWS {
         let a0 = ex.sample(rng.random(), rng.random());
-        let (a1, _) = mtm_step(y, 1.0 / nu.sqrt(), a0, children, q, omit_current, &mut scratch, &mut rng);
+        let (a1, _) = mtm_step(
+            y,
+            1.0 / nu.sqrt(),
+            a0,
+            children,
+            q,
+            omit_current,
+            &mut scratch,
+            &mut rng,
+        );
         us.push(ex.cdf_at(a1));
     }
     let bins = 50;
@@ -80,7 +89,9 @@ fn test_mtm(children: &[ChildTerm], q: usize, omit_current: bool, seed: u64) -> 
     }
     let e = DRAWS as f64 / bins as f64;
     let chi2: f64 = counts.iter().map(|&c| (c as f64 - e).powi(2) / e).sum();
-    let p_chi2 = ChiSquared::new((bins - 1) as f64).map(|d| d.sf(chi2)).unwrap_or(f64::NAN);
+    let p_chi2 = ChiSquared::new((bins - 1) as f64)
+        .map(|d| d.sf(chi2))
+        .unwrap_or(f64::NAN);
     us.sort_by(f64::total_cmp);
     let n = DRAWS as f64;
     let d = us
@@ -89,22 +100,37 @@ fn test_mtm(children: &[ChildTerm], q: usize, omit_current: bool, seed: u64) -> 
         .map(|(i, &u)| (u - i as f64 / n).max((i + 1) as f64 / n - u))
         .fold(0.0, f64::max);
     let x = d * n.sqrt();
-    let p_ks = (2.0 * (1..=100).map(|k| {
-        let k = k as f64;
-        (if k as usize % 2 == 1 { 1.0 } else { -1.0 }) * (-2.0 * k * k * x * x).exp()
-    }).sum::<f64>())
+    let p_ks = (2.0
+        * (1..=100)
+            .map(|k| {
+                let k = k as f64;
+                (if k as usize % 2 == 1 { 1.0 } else { -1.0 }) * (-2.0 * k * k * x * x).exp()
+            })
+            .sum::<f64>())
     .clamp(0.0, 1.0);
     (p_chi2, p_ks)
 }
 
 fn one_child() -> Vec<ChildTerm> {
-    vec![ChildTerm { r: 0.8, w: 2.0, nu: 4.0 }]
+    vec![ChildTerm {
+        r: 0.8,
+        w: 2.0,
+        nu: 4.0,
+    }]
 }
 
 fn two_children() -> Vec<ChildTerm> {
     vec![
-        ChildTerm { r: 0.8, w: 2.0, nu: 4.0 },
-        ChildTerm { r: -0.5, w: -1.5, nu: 3.0 },
+        ChildTerm {
+            r: 0.8,
+            w: 2.0,
+            nu: 4.0,
+        },
+        ChildTerm {
+            r: -0.5,
+            w: -1.5,
+            nu: 3.0,
+        },
     ]
 }
 
@@ -114,7 +140,10 @@ fn dallaire2014_mtm_leaves_the_exact_conditional_invariant() {
         for (q, seed) in [(1, 31), (5, 32)] {
             let (pc, pk) = test_mtm(&ch, q, false, seed + ch.len() as u64 * 10);
             println!("mtm {label}, q = {q}: χ² p = {pc:.4}, KS p = {pk:.4} ({DRAWS} draws)");
-            assert!(pc > 1e-3 && pk > 1e-3, "{label}, q = {q}: χ² p = {pc}, KS p = {pk}");
+            assert!(
+                pc > 1e-3 && pk > 1e-3,
+                "{label}, q = {q}: χ² p = {pc}, KS p = {pk}"
+            );
         }
     }
 }
@@ -125,7 +154,10 @@ fn dallaire2014_mtm_detects_missing_current_value() {
         for (q, seed) in [(1, 41), (5, 42)] {
             let (pc, pk) = test_mtm(&ch, q, true, seed + ch.len() as u64 * 10);
             println!("mtm without current {label}, q = {q}: χ² p = {pc:.3e}, KS p = {pk:.3e}");
-            assert!(pc < 1e-6 && pk < 1e-6, "{label}, q = {q}: χ² p = {pc}, KS p = {pk}");
+            assert!(
+                pc < 1e-6 && pk < 1e-6,
+                "{label}, q = {q}: χ² p = {pc}, KS p = {pk}"
+            );
         }
     }
 }

@@ -62,7 +62,11 @@ pub fn death_candidates(net: &Network, i: usize) -> Vec<usize> {
 /// ln Π_n f(a_in | k present)/f(a_in | k absent) for the edge k → i.
 fn ln_likelihood_ratio(net: &Network, i: usize, k: usize) -> f64 {
     let ui = net.unit(i);
-    let w = ui.parents.iter().find(|e| e.parent == k).map_or(0.0, |e| e.weight);
+    let w = ui
+        .parents
+        .iter()
+        .find(|e| e.parent == k)
+        .map_or(0.0, |e| e.weight);
     let uk = &net.unit(k).u;
     let mut s = 0.0;
     for (r, u) in ui.res.iter().zip(uk) {
@@ -75,7 +79,12 @@ fn ln_likelihood_ratio(net: &Network, i: usize, k: usize) -> f64 {
 /// ln J_old(S′) − ln J(S) over the column layers ≥ m that the move changes, with S′ the larger
 /// state (the network as it is) and `extra` flagging the units S′ has and S has not.
 fn ln_jump_ratio(net: &Network, p: &Params, extra: &[bool], m: usize) -> f64 {
-    let old = eq::ln_jump_prior(&net.counts(Exclude::Customers(extra)), p.beta, p.beta_prime, m);
+    let old = eq::ln_jump_prior(
+        &net.counts(Exclude::Customers(extra)),
+        p.beta,
+        p.beta_prime,
+        m,
+    );
     let small = eq::ln_jump_prior(&net.counts(Exclude::Units(extra)), p.beta, p.beta_prime, m);
     old - small
 }
@@ -83,6 +92,7 @@ fn ln_jump_ratio(net: &Network, p: &Params, extra: &[bool], m: usize) -> f64 {
 /// ln of the birth acceptance from S to the larger state S′ (the network as it is, with the new
 /// units flagged in `extra`), for the birth of `k` as a parent of `i`; `c_large` = c(S′) and
 /// `k_m_small` = K^(m) in S (for the printed form).
+#[allow(clippy::too_many_arguments)]
 fn ln_birth_ratio(
     net: &Network,
     p: &Params,
@@ -105,7 +115,9 @@ fn ln_birth_ratio(
             };
             eq::ln_birth_acceptance(eq::ln_birth_rate(p.alpha, p.beta, k_child), c_large, lj, lr)
         }
-        BirthDeath::Paper => eq::ln_birth_acceptance_paper(p.alpha, p.beta, c_large - 1, k_m_small, lr),
+        BirthDeath::Paper => {
+            eq::ln_birth_acceptance_paper(p.alpha, p.beta, c_large - 1, k_m_small, lr)
+        }
     }
 }
 
@@ -160,7 +172,13 @@ fn birth(
 }
 
 /// Propose a death for child `i`.
-fn death(net: &mut Network, p: &Params, opt: Phase2Options, i: usize, rng: &mut ChainRng) -> Result<bool, SamplerError> {
+fn death(
+    net: &mut Network,
+    p: &Params,
+    opt: Phase2Options,
+    i: usize,
+    rng: &mut ChainRng,
+) -> Result<bool, SamplerError> {
     let cands = death_candidates(net, i);
     if cands.is_empty() {
         return Ok(false);
@@ -173,7 +191,11 @@ fn death(net: &mut Network, p: &Params, opt: Phase2Options, i: usize, rng: &mut 
     let mut order = vec![k];
     for l in m + 1..net.depth() {
         for &v in net.layer(l) {
-            let below = net.unit(v).children.iter().filter(|&&c| net.unit(c).layer + 1 == l);
+            let below = net
+                .unit(v)
+                .children
+                .iter()
+                .filter(|&&c| net.unit(c).layer + 1 == l);
             let mut any = false;
             let mut all = true;
             for &c in below {
@@ -189,7 +211,7 @@ fn death(net: &mut Network, p: &Params, opt: Phase2Options, i: usize, rng: &mut 
     // Prior 0 if a removed unit keeps a child outside the set (other than k → i).
     for &v in &order {
         for &c in &net.unit(v).children {
-            if !set[c] && !(v == k && c == i) {
+            if !(set[c] || (v == k && c == i)) {
                 return Ok(false);
             }
         }

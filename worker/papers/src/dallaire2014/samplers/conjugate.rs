@@ -14,7 +14,11 @@ use crate::seed::ChainRng;
 ///
 /// Errors: a Gamma conditional that cannot be built (non-finite residuals), as
 /// [`SamplerError::Numerical`].
-pub fn update_parameters(net: &mut Network, p: &Params, rng: &mut ChainRng) -> Result<(), SamplerError> {
+pub fn update_parameters(
+    net: &mut Network,
+    p: &Params,
+    rng: &mut ChainRng,
+) -> Result<(), SamplerError> {
     let n = net.n();
     let (mu_w, rho_w) = (p.weight_prior.mean, p.weight_prior.precision);
     let (mu_g, rho_g) = (p.bias_prior.mean, p.bias_prior.precision);
@@ -22,7 +26,8 @@ pub fn update_parameters(net: &mut Network, p: &Params, rng: &mut ChainRng) -> R
         for idx in 0..net.unit(i).parents.len() {
             let (ui, e) = (net.unit(i), &net.unit(i).parents[idx]);
             let uk = net.unit(e.parent);
-            let sur: f64 = uk.u.iter().zip(&ui.res).map(|(u, r)| u * r).sum::<f64>() + e.weight * uk.suu;
+            let sur: f64 =
+                uk.u.iter().zip(&ui.res).map(|(u, r)| u * r).sum::<f64>() + e.weight * uk.suu;
             let (mean, prec) = eq::weight_conditional(uk.suu, sur, ui.nu, mu_w, rho_w);
             let z: f64 = StandardNormal.sample(rng);
             net.set_weight(i, idx, mean + z / prec.sqrt());
@@ -33,7 +38,8 @@ pub fn update_parameters(net: &mut Network, p: &Params, rng: &mut ChainRng) -> R
         let z: f64 = StandardNormal.sample(rng);
         net.set_gamma(i, mean + z / prec.sqrt());
         let ss: f64 = net.unit(i).res.iter().map(|r| r * r).sum();
-        let (shape, rate) = eq::precision_conditional(ss, n, p.precision_prior.shape, p.precision_prior.rate);
+        let (shape, rate) =
+            eq::precision_conditional(ss, n, p.precision_prior.shape, p.precision_prior.rate);
         let g = Gamma::new(shape, 1.0 / rate).map_err(|_| {
             SamplerError::Numerical(format!(
                 "the precision conditional of the unit in slot {i} is Gamma({shape}, rate {rate})"

@@ -80,7 +80,11 @@ impl Kernel {
     /// One iteration on `net` (see the type's doc).
     ///
     /// Errors: a non-finite state, or more than `max_units` units ([`SamplerError::Numerical`]).
-    pub fn sweep(&mut self, net: &mut Network, rng: &mut ChainRng) -> Result<SweepStats, SamplerError> {
+    pub fn sweep(
+        &mut self,
+        net: &mut Network,
+        rng: &mut ChainRng,
+    ) -> Result<SweepStats, SamplerError> {
         let p = &self.params;
         net.refresh()?;
         let mut st = SweepStats::default();

@@ -101,10 +101,18 @@ pub fn mtm_step(
             sum_r += (l - mx_r).exp();
         }
     }
-    let ln_den = if sum_r > 0.0 { mx_r + sum_r.ln() } else { f64::NEG_INFINITY };
+    let ln_den = if sum_r > 0.0 {
+        mx_r + sum_r.ln()
+    } else {
+        f64::NEG_INFINITY
+    };
     let ln_a = (ln_num - ln_den).min(0.0);
-    let accept = ln_a >= 0.0 || rng.random::<f64>().ln() < ln_a;
-    if accept { (best, true) } else { (current, false) }
+    let accept = ln_a >= 0.0 || rng.random::<f64>() < ln_a.exp();
+    if accept {
+        (best, true)
+    } else {
+        (current, false)
+    }
 }
 
 /// MTM for every datum of hidden unit `k` (which has at least one child), keeping every cache
@@ -128,7 +136,11 @@ pub fn mtm_unit(
         .iter()
         .map(|&c| {
             let cu = net.unit(c);
-            let w = cu.parents.iter().find(|e| e.parent == k).map_or(0.0, |e| e.weight);
+            let w = cu
+                .parents
+                .iter()
+                .find(|e| e.parent == k)
+                .map_or(0.0, |e| e.weight);
             (c, w, cu.nu)
         })
         .collect();
@@ -182,7 +194,11 @@ mod tests {
     fn q1_without_current_always_accepts() {
         let mut rng = chain_rng(4, 0, 0, 0);
         let mut s = Vec::new();
-        let ch = [ChildTerm { r: 0.3, w: 2.0, nu: 50.0 }];
+        let ch = [ChildTerm {
+            r: 0.3,
+            w: 2.0,
+            nu: 50.0,
+        }];
         for _ in 0..100 {
             assert!(mtm_step(0.0, 1.0, 0.1, &ch, 1, true, &mut s, &mut rng).1);
         }

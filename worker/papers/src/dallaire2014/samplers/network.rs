@@ -203,7 +203,10 @@ impl Network {
 
     /// The index of the edge k → i in unit i's parents, if any.
     pub fn edge_index(&self, child: usize, parent: usize) -> Option<usize> {
-        self.unit(child).parents.iter().position(|e| e.parent == parent)
+        self.unit(child)
+            .parents
+            .iter()
+            .position(|e| e.parent == parent)
     }
 
     /// Add a unit to layer `layer` (≤ depth: one past the deepest creates a layer) at position
@@ -332,8 +335,8 @@ impl Network {
     /// Replace unit `id`'s N activations (pre-sigmoid), updating u, S_uu, its own residuals and
     /// its children's.
     pub fn set_activations(&mut self, id: usize, a: &[f64]) {
-        for n in 0..self.n {
-            self.set_activation(id, n, a[n]);
+        for (n, &x) in a.iter().enumerate().take(self.n) {
+            self.set_activation(id, n, x);
         }
     }
 
@@ -350,7 +353,11 @@ impl Network {
             let children = std::mem::take(&mut unit.children);
             for &c in &children {
                 let cu = self.unit_mut(c);
-                let w = cu.parents.iter().find(|e| e.parent == id).map_or(0.0, |e| e.weight);
+                let w = cu
+                    .parents
+                    .iter()
+                    .find(|e| e.parent == id)
+                    .map_or(0.0, |e| e.weight);
                 cu.res[n] -= w * du;
             }
             self.unit_mut(id).children = children;
@@ -404,10 +411,9 @@ impl Network {
         let (gone, not_customer): (&dyn Fn(usize) -> bool, &dyn Fn(usize) -> bool) = match exclude {
             Exclude::None => (&|_| false, &|_| false),
             Exclude::Customers(f) => (&|_| false, &move |i| f.get(i).copied().unwrap_or(false)),
-            Exclude::Units(f) => (
-                &move |i| f.get(i).copied().unwrap_or(false),
-                &move |i| f.get(i).copied().unwrap_or(false),
-            ),
+            Exclude::Units(f) => (&move |i| f.get(i).copied().unwrap_or(false), &move |i| {
+                f.get(i).copied().unwrap_or(false)
+            }),
         };
         let layers: Vec<Vec<usize>> = self
             .layers
@@ -530,8 +536,14 @@ mod tests {
     use super::*;
 
     fn small() -> Network {
-        let mut net = Network::observed_only(3, 2, &[0.1, -0.2], &[2.0, 3.0], &[0.5, -1.0, 0.2, 0.3, 1.5, -0.4])
-            .unwrap();
+        let mut net = Network::observed_only(
+            3,
+            2,
+            &[0.1, -0.2],
+            &[2.0, 3.0],
+            &[0.5, -1.0, 0.2, 0.3, 1.5, -0.4],
+        )
+        .unwrap();
         let h = net.add_unit(1, 0.3, 1.5, 0);
         net.set_activations(h, &[0.7, -0.2, 1.1]);
         net.add_edge(0, h, 0.8);

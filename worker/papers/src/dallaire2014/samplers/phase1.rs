@@ -62,13 +62,21 @@ fn jump_column_change(net: &Network, p: &Params, k: usize, n_minus: usize, k_pre
     let mut s = 0.0;
     for (src, &c) in cols.iter().enumerate() {
         let ks = net.layer_size(src);
-        s += eq::ln_jump_column(q1, c, ks, p.beta_prime) - eq::ln_jump_column(q0, c, ks, p.beta_prime);
+        s += eq::ln_jump_column(q1, c, ks, p.beta_prime)
+            - eq::ln_jump_column(q0, c, ks, p.beta_prime);
     }
     s
 }
 
 /// Gibbs update of one candidate edge k → i given the prior log-odds of Z_ik = 1.
-fn update_edge(net: &mut Network, p: &Params, i: usize, k: usize, prior_logit: f64, rng: &mut ChainRng) -> bool {
+fn update_edge(
+    net: &mut Network,
+    p: &Params,
+    i: usize,
+    k: usize,
+    prior_logit: f64,
+    rng: &mut ChainRng,
+) -> bool {
     let idx = net.edge_index(i, k);
     let (mu_w, rho_w) = (p.weight_prior.mean, p.weight_prior.precision);
     let (suu, sur, nu) = {
@@ -129,9 +137,12 @@ pub fn phase1(net: &mut Network, p: &Params, rng: &mut ChainRng) -> Phase1Stats 
                 let c_minus = net.children_in_layer(k, s) - usize::from(z);
                 let n_k = net.n_adjacent_children(k);
                 let prob = match p.jump_prior {
-                    JumpPrior::Corrected => {
-                        eq::jump_edge_prob(eq::jump_q(n_k, p.beta, k_prev), c_minus, p.beta_prime, k_s)
-                    }
+                    JumpPrior::Corrected => eq::jump_edge_prob(
+                        eq::jump_q(n_k, p.beta, k_prev),
+                        c_minus,
+                        p.beta_prime,
+                        k_s,
+                    ),
                     JumpPrior::Paper => {
                         eq::jump_edge_prob_paper(n_k, c_minus, p.beta, p.beta_prime, k_s, k_t)
                     }

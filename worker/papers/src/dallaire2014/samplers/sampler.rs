@@ -1,14 +1,14 @@
 //! The [`Sampler`] implementations of the CIBP / eCIBP: [`NetworkSampler`] (`method: mcmc`) and
 //! [`ForwardSampler`] (`method: forward`).
 
+#[cfg(feature = "testing")]
+use super::Defect;
+use super::Kernel;
 use super::birth_death::Phase2Stats;
 use super::forward::{Priors, sample_network, sample_observed_outputs};
 use super::network::Network;
 use super::observed::ObservedMap;
 use super::phase1::Phase1Stats;
-#[cfg(feature = "testing")]
-use super::Defect;
-use super::Kernel;
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::dallaire2014::evaluation::{KnnKl, Standardizer};
 use crate::dallaire2014::params::Params;
@@ -29,7 +29,11 @@ pub struct SweepStats {
 }
 
 fn rate(a: usize, n: usize) -> f64 {
-    if n == 0 { f64::NAN } else { a as f64 / n as f64 }
+    if n == 0 {
+        f64::NAN
+    } else {
+        a as f64 / n as f64
+    }
 }
 
 /// The structure trace names shared by both samplers.
@@ -50,7 +54,9 @@ fn summary_of(net: &Network) -> Vec<Matrix> {
     let mut u = Matrix::new("units", units.len() / 3, 3, units);
     u.col_names = ["layer", "gamma", "nu"].map(String::from).to_vec();
     let mut e = Matrix::new("edges", edges.len() / 4, 4, edges);
-    e.col_names = ["child", "parent", "weight", "is_jump"].map(String::from).to_vec();
+    e.col_names = ["child", "parent", "weight", "is_jump"]
+        .map(String::from)
+        .to_vec();
     vec![u, e]
 }
 
@@ -112,7 +118,10 @@ impl NetworkSampler {
             .map_err(|e| SamplerError::Input(e.to_string()))?;
         let d = x.cols;
         if d == 0 {
-            return Err(SamplerError::Input(format!("matrix `{}` has no columns", x.name)));
+            return Err(SamplerError::Input(format!(
+                "matrix `{}` has no columns",
+                x.name
+            )));
         }
         let map = ObservedMap::fit(params, x)?;
         let a0 = map.to_activations(&x.values)?;
@@ -150,7 +159,10 @@ impl NetworkSampler {
             )));
         }
         let standardizer = Standardizer::fit(&x.values, x.rows, d).map_err(|e| {
-            SamplerError::Input(format!("the KL standardizes by the training matrix `{}`: {e}", x.name))
+            SamplerError::Input(format!(
+                "the KL standardizes by the training matrix `{}`: {e}",
+                x.name
+            ))
         })?;
         let mut p = t.values.clone();
         standardizer.apply(&mut p);
@@ -231,7 +243,9 @@ impl NetworkSampler {
         kl.last = kl
             .knn
             .kl(&q)
-            .map_err(|e| SamplerError::Numerical(format!("kl at iteration {}: {e}", self.iteration)))?
+            .map_err(|e| {
+                SamplerError::Numerical(format!("kl at iteration {}: {e}", self.iteration))
+            })?
             .kl;
         Ok(())
     }
@@ -253,7 +267,7 @@ impl Sampler for NetworkSampler {
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
         self.iteration += 1;
         self.last = self.kernel.sweep(&mut self.net, rng)?;
-        if self.kl.is_some() && self.iteration % self.thin == 0 {
+        if self.kl.is_some() && self.iteration.is_multiple_of(self.thin) {
             self.compute_kl()?;
         }
         Ok(())
@@ -313,7 +327,10 @@ impl ForwardSampler {
             .map_err(|e| SamplerError::Input(e.to_string()))?;
         let d = x.cols;
         if d == 0 {
-            return Err(SamplerError::Input(format!("matrix `{}` has no columns", x.name)));
+            return Err(SamplerError::Input(format!(
+                "matrix `{}` has no columns",
+                x.name
+            )));
         }
         let net = Network::observed_only(0, d, &vec![0.0; d], &vec![1.0; d], &[])?;
         Ok(ForwardSampler {
