@@ -2,7 +2,9 @@
 //! dataset, D̂(test ‖ train), which the paper quotes, and D̂(test ‖ train with each column permuted
 //! independently), the "independence" value that a model without hidden units cannot beat.
 
-use causeway_papers::dallaire2014::evaluation::{KL_INDEPENDENT_PERMUTATIONS, kl_reference as reference};
+use causeway_papers::dallaire2014::evaluation::{
+    KL_INDEPENDENT_PERMUTATIONS, kl_reference as reference,
+};
 use causeway_papers::seed::chain_rng;
 use polars::prelude::*;
 
@@ -51,7 +53,12 @@ pub fn kl_reference(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError
             .and_then(serde_json::Value::as_f64);
         rows.push((
             dataset,
-            [train.rows as u64, test.rows as u64, train.cols as u64, k as u64],
+            [
+                train.rows as u64,
+                test.rows as u64,
+                train.cols as u64,
+                k as u64,
+            ],
             r,
             paper,
         ));
@@ -73,7 +80,9 @@ pub fn kl_reference(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError
     )?;
     Ok(vec![Table {
         name: "kl_reference".into(),
-        title: "Reference KLs (§5.1): the training set, and the training set with independent columns".into(),
+        title:
+            "Reference KLs (§5.1): the training set, and the training set with independent columns"
+                .into(),
         df,
         notes: vec![format!(
             "kl_train_test = D̂(test ‖ train); kl_independent = the mean over {KL_INDEPENDENT_PERMUTATIONS} draws of \

@@ -6,10 +6,10 @@
 //! A cell's *method* is its `params.prior` (`ecibp`, `cibp`) for the MCMC of §4, else its
 //! `params.method` (`kde`, `dpmog`, `forward`); its *dataset* is `dataset.kind`.
 
-
 mod kde;
 mod kl_reference;
 mod prior_moments;
+mod structure_edges;
 mod structure_identification;
 mod table1_kl;
 mod table2_structure;
@@ -38,7 +38,9 @@ pub fn structure(
     m: &Manifest,
     _conv: &Convergence,
 ) -> Result<Vec<Table>, ReportError> {
-    structure_identification::structure_identification(rd, m)
+    let mut out = structure_identification::structure_identification(rd, m)?;
+    out.extend(structure_edges::structure_edges(rd, m)?);
+    Ok(out)
 }
 
 /// `dallaire2014.prior`: §6's prior check, moments against their exact values.
@@ -101,7 +103,11 @@ pub(crate) fn pooled(
         if chains.len() >= 2 && n >= 4 {
             let views: Vec<&[f64]> = chains.iter().map(|d| &d[..n]).collect();
             if let Ok(d) = diagnostics::diagnose(&views) {
-                out.rhat = if out.rhat.is_nan() { d.rhat } else { out.rhat.max(d.rhat) };
+                out.rhat = if out.rhat.is_nan() {
+                    d.rhat
+                } else {
+                    out.rhat.max(d.rhat)
+                };
                 out.ess_bulk = if out.ess_bulk.is_nan() {
                     d.ess_bulk
                 } else {
@@ -122,14 +128,10 @@ pub(crate) fn reported_row<'a>(
     table: &str,
     keys: &[(&str, &str)],
 ) -> Option<&'a serde_json::Value> {
-    m.reported
-        .get(table)?
-        .as_array()?
-        .iter()
-        .find(|r| {
-            keys.iter()
-                .all(|(k, v)| r.get(*k).map(json_text).as_deref() == Some(*v))
-        })
+    m.reported.get(table)?.as_array()?.iter().find(|r| {
+        keys.iter()
+            .all(|(k, v)| r.get(*k).map(json_text).as_deref() == Some(*v))
+    })
 }
 
 /// `field` of a reported row as f64 (None when absent).

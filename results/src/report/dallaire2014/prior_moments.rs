@@ -22,7 +22,9 @@ const STATS: [&str; 7] = [
 ];
 
 fn param_f64(c: &CellRecord, key: &str) -> f64 {
-    c.param(key).and_then(serde_json::Value::as_f64).unwrap_or(1.0)
+    c.param(key)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(1.0)
 }
 
 /// Mean and standard error of `f(draw)` over a cell's post-burn-in draws of `scalar`: se =
@@ -63,7 +65,8 @@ fn mean_se(
 pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     let mut text: [Vec<String>; 2] = [Vec::new(), Vec::new()];
     let mut keys: [Vec<f64>; 4] = Default::default();
-    let mut cols: Vec<[Vec<Option<f64>>; 3]> = (0..STATS.len()).map(|_| Default::default()).collect();
+    let mut cols: Vec<[Vec<Option<f64>>; 3]> =
+        (0..STATS.len()).map(|_| Default::default()).collect();
     for c in &m.cells {
         if dataset_of(c) != "none" || pooled(rd, m, c, "n_units")?.draws.is_empty() {
             continue;
@@ -79,7 +82,10 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             param_f64(c, "beta_prime"),
         );
         let prior = method_of_prior(c);
-        let method = c.param("method").map(json_text).unwrap_or_else(|| "mcmc".into());
+        let method = c
+            .param("method")
+            .map(json_text)
+            .unwrap_or_else(|| "mcmc".into());
         let exact = exact_prior_moments(d, alpha, beta, prior == "ecibp").map_err(|e| {
             ReportError::Other(format!("dallaire2014.prior_moments: cell {}: {e}", c.index))
         })?;
@@ -90,9 +96,21 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             ("n_edges", Box::new(|x| x), Some(exact.n_edges)),
             ("n_jump_edges", Box::new(|x| x), Some(exact.n_jump_edges)),
             ("depth", Box::new(|x| x), Some(exact.depth)),
-            ("n_units", Box::new(move |x| f64::from(u8::from(x == dd))), Some(exact.p_no_hidden)),
-            ("depth", Box::new(|x| f64::from(u8::from(x >= 3.0))), Some(exact.p_depth_ge_3)),
-            ("n_jump_edges", Box::new(|x| f64::from(u8::from(x == 0.0))), exact.p_no_jump),
+            (
+                "n_units",
+                Box::new(move |x| f64::from(u8::from(x == dd))),
+                Some(exact.p_no_hidden),
+            ),
+            (
+                "depth",
+                Box::new(|x| f64::from(u8::from(x >= 3.0))),
+                Some(exact.p_depth_ge_3),
+            ),
+            (
+                "n_jump_edges",
+                Box::new(|x| f64::from(u8::from(x == 0.0))),
+                exact.p_no_jump,
+            ),
         ];
         for (i, (scalar, f, ex)) in stats.into_iter().enumerate() {
             let (mean, se) = mean_se(rd, m, c, scalar, f, independent)?;
@@ -135,5 +153,7 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
 
 /// `params.prior` (`ecibp` by default).
 fn method_of_prior(c: &CellRecord) -> String {
-    c.param("prior").map(json_text).unwrap_or_else(|| "ecibp".into())
+    c.param("prior")
+        .map(json_text)
+        .unwrap_or_else(|| "ecibp".into())
 }

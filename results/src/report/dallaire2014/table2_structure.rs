@@ -41,7 +41,9 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
             method_rank(&method),
             dataset,
             method,
-            [um, us, edges.0, edges.1, jumps.0, depth.0, depth.1, units.rhat],
+            [
+                um, us, edges.0, edges.1, jumps.0, depth.0, depth.1, units.rhat,
+            ],
             [
                 reported_f64(paper, "units"),
                 reported_f64(paper, "units_dev"),

@@ -29,7 +29,9 @@
 //!   The paper's 2000 + 2000 rows are our rows 1–4000 (`n_rows`), odd / even.
 //!
 //! Every built dataset has observed matrices `x` (training data, n × d, data units) and `test`
-//! (n_test × d), both with `col_names`; `none` has `x` with 0 rows and no `test`. Truth: `ngbn7`'s
+//! (n_test × d), both with `col_names`; `none` has `x` with 0 rows and no `test`. `ngbn7` also
+//! ships `true_activations` (n × 7, every true unit's u at the training points), for evaluation
+//! only: the sampler aligns its hidden units to them (§5.2's edge table). Truth: `ngbn7`'s
 //! true network ([`ngbn7::ngbn7_truth`]); `pinwheel`'s arm of each point, `class_train`
 //! (n × 1) and `class_test` (n_test × 1). The data sets live under the data directory
 //! (repository `data/`; see `data/rdatasets/README.md` and `data/abalone/README.md`).
@@ -484,7 +486,11 @@ impl DatasetSpec {
                 Ok(ds)
             }
             DatasetSpec::Ngbn7(s) => {
-                let train = ngbn7::ngbn7_sample(s.n_train, rng);
+                let units = ngbn7::ngbn7_sample_units(s.n_train, rng);
+                let train: Vec<f64> = units
+                    .chunks_exact(ngbn7::NGBN7_N_UNITS)
+                    .flat_map(|u| u[..ngbn7::NGBN7_D].to_vec())
+                    .collect();
                 let test = ngbn7::ngbn7_sample(s.n_test, rng);
                 let names = ngbn7::NGBN7_UNITS[..ngbn7::NGBN7_D]
                     .iter()
@@ -492,6 +498,13 @@ impl DatasetSpec {
                     .collect();
                 let mut ds = from_values("ngbn7", ngbn7::NGBN7_D, train, test, names)?;
                 ds.truth = ngbn7::ngbn7_truth();
+                let mut acts =
+                    Matrix::new("true_activations", s.n_train, ngbn7::NGBN7_N_UNITS, units);
+                acts.col_names = ngbn7::NGBN7_UNITS.map(String::from).to_vec();
+                // Shipped to the workers with the data (truth never is), for evaluation
+                // only, like `test`: the sampler aligns its hidden units to these to count
+                // §5.2's edge frequencies, and its moves never read them.
+                ds.observed.push(acts);
                 Ok(ds)
             }
             DatasetSpec::Geyser(s) => {

@@ -373,6 +373,7 @@ pub fn kl_reference(
     })
 }
 
+pub mod alignment;
 pub mod kde;
 pub mod knn;
 pub mod prior_moments;

@@ -116,11 +116,9 @@ impl Model for Dallaire2014 {
                     .map(|_| ())
                     .map_err(|e| ParamError::new("params", e.to_string()))
             }
-            Method::Kde | Method::Dpmog => {
-                evaluation::Standardizer::fit(&x.values, x.rows, x.cols)
-                    .map(|_| ())
-                    .map_err(|e| ParamError::new("dataset", format!("training data: {e}")))
-            }
+            Method::Kde | Method::Dpmog => evaluation::Standardizer::fit(&x.values, x.rows, x.cols)
+                .map(|_| ())
+                .map_err(|e| ParamError::new("dataset", format!("training data: {e}"))),
         }
     }
 
@@ -151,7 +149,16 @@ impl Model for Dallaire2014 {
             })
         };
         Ok(match p.method {
-            Method::Mcmc => Box::new(NetworkSampler::new(&p, x, test, rng)?),
+            Method::Mcmc => {
+                let s = NetworkSampler::new(&p, x, test, rng)?;
+                // A dataset that ships its true network's activations (ngbn7, §5.2, an
+                // evaluation-only matrix like `test`) gets the aligned edge frequencies in the
+                // summary.
+                match data.observed("true_activations") {
+                    Some(t) => Box::new(s.with_alignment(t)?),
+                    None => Box::new(s),
+                }
+            }
             Method::Forward => Box::new(ForwardSampler::new(&p, x, test, rng)?),
             Method::Kde => Box::new(KdeSampler::new(&p, x, need_test()?, rng)?),
             Method::Dpmog => Box::new(DpmogSampler::new(&p, x, need_test()?, rng)?),

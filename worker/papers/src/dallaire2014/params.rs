@@ -289,12 +289,18 @@ impl Params {
         check_positive(&at("alpha"), self.alpha)?;
         check_positive(&at("beta"), self.beta)?;
         check_positive(&at("beta_prime"), self.beta_prime)?;
-        for (name, g) in [("weight_prior", self.weight_prior), ("bias_prior", self.bias_prior)] {
+        for (name, g) in [
+            ("weight_prior", self.weight_prior),
+            ("bias_prior", self.bias_prior),
+        ] {
             check_positive(&at(&format!("{name}.precision")), g.precision)?;
             if !g.mean.is_finite() {
                 return Err(ParamError::new(
                     at(&format!("{name}.mean")),
-                    format!("{} is out of range: allowed values are finite numbers", g.mean),
+                    format!(
+                        "{} is out of range: allowed values are finite numbers",
+                        g.mean
+                    ),
                 ));
             }
         }

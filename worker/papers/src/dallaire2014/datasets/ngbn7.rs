@@ -63,7 +63,17 @@ fn sigma(a: f64) -> f64 {
 /// a_i = γ_i + Σ_j W[i][j] u_j + N(0,1)/√ν_i, u_i = σ(a_i). Returns the observed units' u, row-major
 /// `n × 2`, each in (−1, 1). Deterministic given `rng`.
 pub fn ngbn7_sample(n: usize, rng: &mut ChainRng) -> Vec<f64> {
-    let mut x = Vec::with_capacity(NGBN7_D * n);
+    ngbn7_sample_units(n, rng)
+        .chunks_exact(NGBN7_N_UNITS)
+        .flat_map(|u| u[..NGBN7_D].to_vec())
+        .collect()
+}
+
+/// [`ngbn7_sample`] with every unit's u: row-major `n × 7` (units in [`NGBN7_UNITS`] order), the
+/// same draws from `rng` (the first two columns are [`ngbn7_sample`]'s). The hidden columns
+/// are what a learned network's hidden units are aligned to (§5.2's edge table).
+pub fn ngbn7_sample_units(n: usize, rng: &mut ChainRng) -> Vec<f64> {
+    let mut x = Vec::with_capacity(NGBN7_N_UNITS * n);
     let mut u = [0.0; NGBN7_N_UNITS];
     for _ in 0..n {
         for i in (0..NGBN7_N_UNITS).rev() {
@@ -76,7 +86,7 @@ pub fn ngbn7_sample(n: usize, rng: &mut ChainRng) -> Vec<f64> {
             let z: f64 = StandardNormal.sample(rng);
             u[i] = sigma(y + z / NGBN7_PRECISIONS[i].sqrt());
         }
-        x.extend_from_slice(&u[..NGBN7_D]);
+        x.extend_from_slice(&u);
     }
     x
 }

@@ -10,6 +10,7 @@ use super::network::Network;
 use super::observed::ObservedMap;
 use super::phase1::Phase1Stats;
 use crate::chain::{RunSpec, Sampler, SamplerError};
+use crate::dallaire2014::evaluation::alignment::EdgeFrequencies;
 use crate::dallaire2014::evaluation::{KnnKl, Standardizer};
 use crate::dallaire2014::params::Params;
 use crate::data::Matrix;
@@ -93,7 +94,10 @@ pub struct NetworkSampler {
     net: Network,
     last: SweepStats,
     kl: Option<KlState>,
+    /// Posterior edge frequencies aligned to a known network (§5.2), when one is given.
+    align: Option<EdgeFrequencies>,
     thin: u64,
+    burn_in: u64,
     iteration: u64,
 }
 
@@ -139,7 +143,9 @@ impl NetworkSampler {
             net,
             last: SweepStats::default(),
             kl,
+            align: None,
             thin: 1,
+            burn_in: 0,
             iteration: 0,
         })
     }
@@ -192,9 +198,56 @@ impl NetworkSampler {
             net,
             last: SweepStats::default(),
             kl: None,
+            align: None,
             thin: 1,
+            burn_in: 0,
             iteration: 0,
         })
+    }
+
+    /// Also accumulate posterior edge frequencies aligned to a known network (§5.2; see
+    /// [`EdgeFrequencies`]): `true_activations` is N training points × U true units (u, observed
+    /// units first). Samples are added on recorded post-burn-in iterations (iteration % thin = 0,
+    /// iteration > burn_in) and never touch the chain's random stream; the summary gains
+    /// `edge_frequency`, `alignment_correlation`, `unmatched_edges_mean` and `aligned_samples`.
+    ///
+    /// Errors: a truth matrix with another number of rows than the training data, or fewer
+    /// units than observed ones ([`SamplerError::Input`]).
+    pub fn with_alignment(mut self, true_activations: &Matrix) -> Result<Self, SamplerError> {
+        if true_activations.rows != self.net.n() {
+            return Err(SamplerError::Input(format!(
+                "`{}` has {} rows for {} training points",
+                true_activations.name,
+                true_activations.rows,
+                self.net.n()
+            )));
+        }
+        self.align = Some(
+            EdgeFrequencies::new(true_activations, self.net.d()).map_err(SamplerError::Input)?,
+        );
+        Ok(self)
+    }
+
+    /// Add the current network to the aligned edge frequencies.
+    fn align_sample(&mut self) -> Result<(), SamplerError> {
+        let Some(align) = self.align.as_mut() else {
+            return Ok(());
+        };
+        let net = &self.net;
+        let ids = net.ordered_ids();
+        let mut index = vec![usize::MAX; net.slot_count()];
+        for (j, &i) in ids.iter().enumerate() {
+            index[i] = j;
+        }
+        let hidden: Vec<&[f64]> = ids[net.d()..].iter().map(|&i| &net.unit(i).u[..]).collect();
+        let edges: Vec<(usize, usize)> = ids
+            .iter()
+            .flat_map(|&i| net.unit(i).parents.iter().map(move |e| (i, e.parent)))
+            .map(|(c, p)| (index[c], index[p]))
+            .collect();
+        align
+            .add(&hidden, &edges)
+            .map_err(|e| SamplerError::InvalidState(format!("edge alignment: {e}")))
     }
 
     /// Switch on a deliberately broken kernel (negative-control tests only; `None` switches it
@@ -262,13 +315,19 @@ impl Sampler for NetworkSampler {
 
     fn begin(&mut self, spec: &RunSpec) {
         self.thin = spec.thin.max(1);
+        self.burn_in = spec.burn_in;
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
         self.iteration += 1;
         self.last = self.kernel.sweep(&mut self.net, rng)?;
-        if self.kl.is_some() && self.iteration.is_multiple_of(self.thin) {
-            self.compute_kl()?;
+        if self.iteration.is_multiple_of(self.thin) {
+            if self.kl.is_some() {
+                self.compute_kl()?;
+            }
+            if self.iteration > self.burn_in {
+                self.align_sample()?;
+            }
         }
         Ok(())
     }
@@ -296,7 +355,11 @@ impl Sampler for NetworkSampler {
     }
 
     fn summary(&self) -> Vec<Matrix> {
-        summary_of(&self.net)
+        let mut out = summary_of(&self.net);
+        if let Some(a) = &self.align {
+            out.extend(a.matrices());
+        }
+        out
     }
 }
 
