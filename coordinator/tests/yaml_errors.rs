@@ -258,3 +258,42 @@ fn errors_about_a_data_file_do_not_echo_its_contents() {
     .to_string();
     assert!(e.contains("\"Smoking\"") && e.contains("\"2\""), "{e}");
 }
+
+/// Issue 11 (12): a duplicate key is located at the duplicate, not at the start of its mapping;
+/// the "more than 10^7 chains" error points at the factor the file writes (a missing
+/// `replicates:` sent it to line 1).
+#[test]
+fn duplicate_keys_and_too_many_chains_point_at_the_right_line() {
+    let e = err(&GOOD.replace("  lambda: 0.9\n", "  lambda: 0.9\n  alpha: 2.0\n"));
+    assert!(e.starts_with("exp.yaml:11:3:"), "{e}");
+    assert!(e.contains("duplicate key `params.alpha`"), "{e}");
+    let e = err(&GOOD.replace("chains: 4", "chains: 9000000"));
+    assert!(e.starts_with("exp.yaml:4:"), "{e}");
+    assert!(e.contains("more than 10000000 chains"), "{e}");
+    let no_reps = GOOD
+        .replace("replicates: 2\n", "")
+        .replace(
+            "[0.5, 0.9]",
+            &format!(
+                "[{}]",
+                (1..=99)
+                    .map(|i| format!("0.{i:02}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .replace("chains: 4", "chains: 200000");
+    let e = err(&no_reps);
+    assert!(e.starts_with("exp.yaml:4:"), "the chains line: {e}");
+}
+
+/// Issue 11 (12): a cause is printed once (`path: No such file…: No such file…` before).
+#[test]
+fn a_cause_is_printed_once() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_causeway"))
+        .args(["report", "/nonexistent/run"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+}
