@@ -185,6 +185,18 @@ pub static REPORTS: &[ReportKind] = &[
         what: "paper 002 supplement F (Tables 9-11, Figure 10): ALARM probabilities, parent sets, edges",
         build: hidden2025::alarm,
     },
+    ReportKind {
+        name: "hidden2025.metabric",
+        model: "hidden2025",
+        what: "paper 002 §6 (Table 4, Figures 5-7): METABRIC edge probabilities, median DAG against HC/TABU, MCMC",
+        build: hidden2025::metabric,
+    },
+    ReportKind {
+        name: "hidden2025.mmle",
+        model: "hidden2025",
+        what: "paper 002 supplement G (eqs 19-21): MMLE of pi~ = t/beta for LUCAS0 and METABRIC",
+        build: hidden2025::mmle,
+    },
 ];
 
 /// The report kind called `name`. The error lists the allowed names.
