@@ -191,10 +191,26 @@ pub fn main() -> ExitCode {
     match dispatch_command(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", render_error(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes on one line, `a: b: c`, each cause once: most of our error types
+/// already print their cause in their own message (`path: cause`) and also expose it as their
+/// `source()`, so anyhow's `{:#}` printed it twice (issue 11, item 12). A cause whose text is
+/// already in the line is skipped.
+pub fn render_error(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !out.contains(&c) {
+            out.push_str(": ");
+            out.push_str(&c);
+        }
+    }
+    out
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

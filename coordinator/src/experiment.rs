@@ -270,16 +270,28 @@ pub fn plan_from_str(
     profile: ProfileName,
     data_dir_override: Option<&Path>,
 ) -> Result<Plan, ExperimentError> {
+    let pos = Positions::index(text);
     let ef: ExperimentFile = serde_yaml::from_str(text).map_err(|e| {
         let loc = e.location();
+        let message = strip_location(&e.to_string());
+        // serde_yaml places a duplicate key at the start of its mapping: point at the key.
+        if let Some((path, line, column)) = pos.duplicate_key()
+            && message.contains("duplicate")
+        {
+            return ExperimentError {
+                file: file.to_path_buf(),
+                line: Some(line),
+                column: Some(column),
+                message: format!("duplicate key `{path}`: each key may appear once in its mapping"),
+            };
+        }
         ExperimentError {
             file: file.to_path_buf(),
             line: loc.as_ref().map(|l| l.line()),
             column: loc.as_ref().map(|l| l.column()),
-            message: strip_location(&e.to_string()),
+            message,
         }
     })?;
-    let pos = Positions::index(text);
     let ctx = Ctx { file, pos: &pos };
     let model = registry::model(&ef.model).map_err(|e| ctx.err_at("model", e.message))?;
     check_name(&ctx, &ef.name)?;
@@ -464,8 +476,23 @@ pub fn plan_from_str(
         .and_then(|n| n.checked_mul(chains))
         .filter(|&n| n <= MAX_CHAINS);
     if n_chains.is_none() {
+        // Point at the largest factor the file writes (a missing `replicates:` used to send
+        // the error to line 1): the grid, or the `replicates:` or `chains:` line.
+        let written = |path: &str| pos.get(path).is_some();
+        let mut factors: Vec<(u64, String)> = vec![(n_cells as u64, "grid".to_string())];
+        for (n, key) in [(replicates, "replicates"), (chains, "chains")] {
+            let path = count_path(key);
+            if written(&path) {
+                factors.push((n, path));
+            }
+        }
+        factors.retain(|(_, p)| written(p));
+        let at = factors
+            .iter()
+            .max_by_key(|(n, _)| *n)
+            .map_or_else(|| "grid".to_string(), |(_, p)| p.clone());
         return Err(ctx.err_at(
-            &count_path("replicates"),
+            &at,
             format!(
                 "{n_cells} cells × {replicates} replicates × {chains} chains is more than \
                  {MAX_CHAINS} chains in all"

@@ -9,17 +9,29 @@ use yaml_rust2::scanner::Marker;
 /// `path → (line, column)` (1-based) of every node of a YAML document. Paths join mapping keys
 /// with `.` and sequence indices as `[i]`: `grid.product.params.lambda[1]`.
 #[derive(Debug, Default, Clone)]
-pub struct Positions(HashMap<String, (usize, usize)>);
+pub struct Positions(
+    HashMap<String, (usize, usize)>,
+    Option<(String, usize, usize)>,
+);
 
 enum Frame {
-    Map { path: String, key: Option<String> },
-    Seq { path: String, index: usize },
+    Map {
+        path: String,
+        key: Option<String>,
+        seen: std::collections::HashSet<String>,
+    },
+    Seq {
+        path: String,
+        index: usize,
+    },
 }
 
 #[derive(Default)]
 struct Indexer {
     stack: Vec<Frame>,
     pos: HashMap<String, (usize, usize)>,
+    /// The first mapping key that repeats an earlier key of its mapping: its path and position.
+    duplicate: Option<(String, usize, usize)>,
 }
 
 impl Indexer {
@@ -28,7 +40,9 @@ impl Indexer {
         match self.stack.last_mut() {
             None => Some(String::new()),
             Some(Frame::Map { key: None, .. }) => None,
-            Some(Frame::Map { path, key: Some(k) }) => Some(join(path, k)),
+            Some(Frame::Map {
+                path, key: Some(k), ..
+            }) => Some(join(path, k)),
             Some(Frame::Seq { path, index }) => Some(format!("{path}[{index}]")),
         }
     }
@@ -55,7 +69,10 @@ impl MarkedEventReceiver for Indexer {
         match ev {
             Event::Scalar(s, ..) => match self.value_path() {
                 None => {
-                    if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                    if let Some(Frame::Map { path, key, seen }) = self.stack.last_mut() {
+                        if !seen.insert(s.clone()) && self.duplicate.is_none() {
+                            self.duplicate = Some((join(path, &s), here.0, here.1));
+                        }
                         *key = Some(s);
                     }
                 }
@@ -68,7 +85,11 @@ impl MarkedEventReceiver for Indexer {
                 let p = self.value_path().unwrap_or_default();
                 self.pos.insert(p.clone(), here);
                 if matches!(ev, Event::MappingStart(..)) {
-                    self.stack.push(Frame::Map { path: p, key: None });
+                    self.stack.push(Frame::Map {
+                        path: p,
+                        key: None,
+                        seen: Default::default(),
+                    });
                 } else {
                     self.stack.push(Frame::Seq { path: p, index: 0 });
                 }
@@ -97,7 +118,13 @@ impl Positions {
         if parser.load(&mut ix, false).is_err() {
             return Positions::default();
         }
-        Positions(ix.pos)
+        Positions(ix.pos, ix.duplicate)
+    }
+
+    /// The first mapping key that repeats an earlier key of the same mapping: its path and its
+    /// (line, column), so the error points at the duplicate rather than at the mapping.
+    pub fn duplicate_key(&self) -> Option<(&str, usize, usize)> {
+        self.1.as_ref().map(|(p, l, c)| (p.as_str(), *l, *c))
     }
 
     /// Position of `path`, or of its longest indexed prefix.

@@ -270,9 +270,14 @@ dataset: {kind: csv, path: d.csv}\nprofiles: {quick: {}, paper: {}}\n";
     let dir = tempfile::tempdir().expect("tempdir");
     let write = |text: &str| std::fs::write(dir.path().join("d.csv"), text).expect("write");
     let plan = |text: &str| {
-        plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, Some(dir.path()))
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        plan_from_str(
+            Path::new("exp.yaml"),
+            text,
+            ProfileName::Quick,
+            Some(dir.path()),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
     };
     let rows: String = (0..20).map(|i| format!("{i},{}\n", (i * 7) % 11)).collect();
     write(&format!("a,b\n{rows}"));
@@ -281,10 +286,25 @@ dataset: {kind: csv, path: d.csv}\nprofiles: {quick: {}, paper: {}}\n";
         ("alpha: 1.0", "alpha: 0.0", 7, "params.alpha"),
         ("alpha: 1.0", "alpha: -2", 7, "params.alpha"),
         ("  beta: 1.0", "  beta: 0", 8, "params.beta"),
-        ("beta_prime: 1.0", "beta_prime: -0.5", 9, "params.beta_prime"),
+        (
+            "beta_prime: 1.0",
+            "beta_prime: -0.5",
+            9,
+            "params.beta_prime",
+        ),
         ("mtm_tries: 5", "mtm_tries: 0", 10, "params.mtm_tries"),
-        ("observed_range: 0.9", "observed_range: 1.0", 11, "params.observed_range"),
-        ("observed_range: 0.9", "observed_range: 0", 11, "params.observed_range"),
+        (
+            "observed_range: 0.9",
+            "observed_range: 1.0",
+            11,
+            "params.observed_range",
+        ),
+        (
+            "observed_range: 0.9",
+            "observed_range: 0",
+            11,
+            "params.observed_range",
+        ),
     ] {
         let e = plan(&D14.replacen(from, to, 1)).expect_err(to);
         assert!(
@@ -317,4 +337,43 @@ dataset: {kind: csv, path: d.csv}\nprofiles: {quick: {}, paper: {}}\n";
     std::fs::write(dir.path().join("ab.data"), lines).expect("write");
     let e = plan(&abalone).expect_err("an unknown sex code");
     assert!(e.contains("ab.data") && e.contains("line 5"), "{e}");
+}
+
+/// Issue 11 (12): a duplicate key is located at the duplicate, not at the start of its mapping;
+/// the "more than 10^7 chains" error points at the factor the file writes (a missing
+/// `replicates:` sent it to line 1).
+#[test]
+fn duplicate_keys_and_too_many_chains_point_at_the_right_line() {
+    let e = err(&GOOD.replace("  lambda: 0.9\n", "  lambda: 0.9\n  alpha: 2.0\n"));
+    assert!(e.starts_with("exp.yaml:11:3:"), "{e}");
+    assert!(e.contains("duplicate key `params.alpha`"), "{e}");
+    let e = err(&GOOD.replace("chains: 4", "chains: 9000000"));
+    assert!(e.starts_with("exp.yaml:4:"), "{e}");
+    assert!(e.contains("more than 10000000 chains"), "{e}");
+    let no_reps = GOOD
+        .replace("replicates: 2\n", "")
+        .replace(
+            "[0.5, 0.9]",
+            &format!(
+                "[{}]",
+                (1..=99)
+                    .map(|i| format!("0.{i:02}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .replace("chains: 4", "chains: 200000");
+    let e = err(&no_reps);
+    assert!(e.starts_with("exp.yaml:4:"), "the chains line: {e}");
+}
+
+/// Issue 11 (12): a cause is printed once (`path: No such file…: No such file…` before).
+#[test]
+fn a_cause_is_printed_once() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_causeway"))
+        .args(["report", "/nonexistent/run"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
 }

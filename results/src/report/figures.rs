@@ -246,3 +246,69 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
     root.present().map_err(pe)?;
     Ok(())
 }
+
+/// A grid of probabilities as coloured tiles with their values printed (Figure 6 of paper 002):
+/// `values[r][c]` for row `rows[r]` and column `cols[c]`, in [0, 1]; `None` draws an empty tile.
+/// White at 0 to red at 1.
+pub fn heatmap(
+    path: &Path,
+    title: &str,
+    rows: &[String],
+    cols: &[String],
+    values: &[Vec<Option<f64>>],
+) -> Result<(), ReportError> {
+    let (cell, left, top) = (56i32, 70i32, 40i32);
+    let width = (left + cell * cols.len() as i32 + 20)
+        .max(240)
+        .max(16 + 7 * title.chars().count() as i32) as u32;
+    let height = (top + cell * rows.len() as i32 + 40) as u32;
+    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(pe)?;
+    let font = ("sans-serif", 14).into_font();
+    root.draw(&Text::new(title.to_string(), (8, 8), font.clone()))
+        .map_err(pe)?;
+    for (r, name) in rows.iter().enumerate() {
+        let y = top + cell * r as i32;
+        root.draw(&Text::new(
+            name.clone(),
+            (8, y + cell / 2 - 7),
+            font.clone(),
+        ))
+        .map_err(pe)?;
+        for (c, v) in values.get(r).into_iter().flatten().enumerate() {
+            let x = left + cell * c as i32;
+            let fill = match v {
+                Some(p) if p.is_finite() => {
+                    let p = p.clamp(0.0, 1.0);
+                    let mix = |a: f64, b: f64| (a + (b - a) * p).round() as u8;
+                    RGBColor(mix(240.0, 242.0), mix(248.0, 33.0), mix(255.0, 5.0))
+                }
+                _ => RGBColor(255, 255, 255),
+            };
+            root.draw(&Rectangle::new(
+                [(x, y), (x + cell - 2, y + cell - 2)],
+                fill.filled(),
+            ))
+            .map_err(pe)?;
+            if let Some(p) = v.filter(|p| p.is_finite()) {
+                root.draw(&Text::new(
+                    format!("{p:.3}"),
+                    (x + 8, y + cell / 2 - 7),
+                    font.clone(),
+                ))
+                .map_err(pe)?;
+            }
+        }
+    }
+    let y = top + cell * rows.len() as i32 + 8;
+    for (c, name) in cols.iter().enumerate() {
+        root.draw(&Text::new(
+            name.clone(),
+            (left + cell * c as i32 + 12, y),
+            font.clone(),
+        ))
+        .map_err(pe)?;
+    }
+    root.present().map_err(pe)?;
+    Ok(())
+}

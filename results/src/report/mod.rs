@@ -54,13 +54,42 @@ pub struct CellConvergence {
     pub rhat: f64,
     pub ess_bulk: f64,
     pub ess_tail: f64,
+    /// Some replicate had more than one chain and an R-hat of NaN: no chain moved (every draw
+    /// of every chain equal), so nothing shows that they agree.
+    pub stuck: bool,
 }
 
 impl CellConvergence {
-    /// R-hat > 1.01 or bulk ESS < 400 (NaN R-hat, e.g. a single chain, is not flagged on
-    /// R-hat alone).
+    /// R-hat > 1.01, bulk ESS < 400, or [`CellConvergence::stuck`]. A NaN R-hat of a single
+    /// chain is not flagged on R-hat alone (one chain has no between-chain variance).
     pub fn flagged(&self) -> bool {
-        self.rhat > RHAT_MAX || self.ess_bulk < ESS_BULK_MIN
+        self.rhat > RHAT_MAX || self.ess_bulk < ESS_BULK_MIN || self.stuck
+    }
+
+    /// Fold one replicate's chains (M chains of draws, cut to the shortest) into the worst
+    /// figures so far: the largest R-hat, the smallest ESS, and `stuck` if M > 1 and R-hat is
+    /// NaN. A replicate whose draws cannot be diagnosed (too few) changes nothing.
+    pub fn fold_replicate(&mut self, chains: &[Vec<f64>]) {
+        let n = chains.iter().map(Vec::len).min().unwrap_or(0);
+        let views: Vec<&[f64]> = chains.iter().map(|d| &d[..n]).collect();
+        let Ok(d) = diagnostics::diagnose(&views) else {
+            return;
+        };
+        self.stuck |= views.len() > 1 && n > 0 && d.rhat.is_nan();
+        self.rhat = nan_max(self.rhat, d.rhat);
+        self.ess_bulk = nan_min(self.ess_bulk, d.ess_bulk);
+        self.ess_tail = nan_min(self.ess_tail, d.ess_tail);
+    }
+
+    /// Why the scalar is flagged, for the summary (empty when it is not).
+    pub fn reason(&self) -> String {
+        if self.stuck {
+            "R-hat NaN: no chain moved".into()
+        } else if self.flagged() {
+            format!("R-hat {:.3}, ESS bulk {:.0}", self.rhat, self.ess_bulk)
+        } else {
+            String::new()
+        }
     }
 }
 
@@ -180,6 +209,18 @@ pub static REPORTS: &[ReportKind] = &[
         model: "hidden2025",
         what: "paper 002 supplement F (Tables 9-11, Figure 10): ALARM probabilities, parent sets, edges",
         build: hidden2025::alarm,
+    },
+    ReportKind {
+        name: "hidden2025.metabric",
+        model: "hidden2025",
+        what: "paper 002 §6 (Table 4, Figures 5-7): METABRIC edge probabilities, median DAG against HC/TABU, MCMC",
+        build: hidden2025::metabric,
+    },
+    ReportKind {
+        name: "hidden2025.mmle",
+        model: "hidden2025",
+        what: "paper 002 supplement G (eqs 19-21): MMLE of pi~ = t/beta for LUCAS0 and METABRIC",
+        build: hidden2025::mmle,
     },
 ];
 
@@ -314,20 +355,14 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
                     rhat: f64::NAN,
                     ess_bulk: f64::NAN,
                     ess_tail: f64::NAN,
+                    stuck: false,
                 };
                 for r in 0..reps {
                     let draws = chain_draws(rd, m, c.index, r, s)?;
                     if draws.is_empty() {
                         continue;
                     }
-                    let n = draws.iter().map(Vec::len).min().unwrap_or(0);
-                    let views: Vec<&[f64]> = draws.iter().map(|d| &d[..n]).collect();
-                    let Ok(d) = diagnostics::diagnose(&views) else {
-                        continue;
-                    };
-                    worst.rhat = nan_max(worst.rhat, d.rhat);
-                    worst.ess_bulk = nan_min(worst.ess_bulk, d.ess_bulk);
-                    worst.ess_tail = nan_min(worst.ess_tail, d.ess_tail);
+                    worst.fold_replicate(&draws);
                 }
                 row.push((s.clone(), worst));
             }
@@ -367,7 +402,7 @@ fn convergence_table(m: &Manifest, conv: &Convergence) -> Result<Table, ReportEr
         df: DataFrame::new_infer_height(cols)?,
         notes: vec![format!(
             "R-hat: rank-normalised split R-hat (Vehtari et al. 2021, as ArviZ 0.23); ESS bulk and tail (5%/95%). \
-             Post-burn-in draws, across each cell's chains; the worst replicate is shown. ⚠ marks R-hat > {RHAT_MAX} or bulk ESS < {ESS_BULK_MIN}."
+             Post-burn-in draws, across each cell's chains; the worst replicate is shown. ⚠ marks R-hat > {RHAT_MAX}, bulk ESS < {ESS_BULK_MIN}, or a NaN R-hat over more than one chain (no chain moved)."
         )],
     })
 }
@@ -486,7 +521,7 @@ fn convergence_summary(m: &Manifest, conv: &Convergence) -> String {
         let why: Vec<String> = conv[c]
             .iter()
             .filter(|(_, x)| x.flagged())
-            .map(|(n, x)| format!("{n}: R-hat {:.3}, ESS bulk {:.0}", x.rhat, x.ess_bulk))
+            .map(|(n, x)| format!("{n}: {}", x.reason()))
             .collect();
         let _ = writeln!(s, "- cell {c} ({}): {}", axes.join(", "), why.join("; "));
     }
@@ -616,4 +651,37 @@ pub fn pm_column(name: &str, means: &[f64], sds: &[f64]) -> Column {
 /// `mean ± sd` text.
 pub fn pm(mean: f64, sd: f64) -> String {
     format!("{} ± {}", fmt_f64(mean), fmt_f64(sd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh() -> CellConvergence {
+        CellConvergence {
+            rhat: f64::NAN,
+            ess_bulk: f64::NAN,
+            ess_tail: f64::NAN,
+            stuck: false,
+        }
+    }
+
+    /// Issue 11 (7): chains that all sat still have a NaN R-hat, which used to read `ok`.
+    #[test]
+    fn chains_that_never_moved_are_flagged_but_a_single_chain_is_not() {
+        let mut c = fresh();
+        c.fold_replicate(&[vec![3.0; 200], vec![3.0; 200], vec![3.0; 200]]);
+        assert!(c.rhat.is_nan() && c.stuck && c.flagged(), "{c:?}");
+        assert_eq!(c.reason(), "R-hat NaN: no chain moved");
+        let mut one = fresh();
+        one.fold_replicate(&[vec![3.0; 1000]]);
+        assert!(!one.stuck && !one.flagged(), "{one:?}");
+        // Two mixing chains are not flagged; a later stuck replicate flags the cell.
+        let wave = |p: f64| (0..400).map(|i| ((i as f64) * 0.618_034 + p).fract()).collect::<Vec<f64>>();
+        let mut moving = fresh();
+        moving.fold_replicate(&[wave(0.0), wave(1.0)]);
+        assert!(!moving.flagged(), "{moving:?}");
+        moving.fold_replicate(&[vec![1.0; 50], vec![1.0; 50]]);
+        assert!(moving.flagged() && moving.rhat.is_finite(), "{moving:?}");
+    }
 }

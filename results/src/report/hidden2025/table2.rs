@@ -142,7 +142,7 @@ pub(super) fn read_truth(
 }
 
 /// Algorithm 2's draws of an `edges` cell: estimates and log-posterior traces.
-fn edges_fit(
+pub(super) fn edges_fit(
     rd: &RunDir,
     m: &Manifest,
     c: &CellRecord,
@@ -187,7 +187,7 @@ fn edges_fit(
 
 /// The exact posterior of an `exact` cell (its first finished chain): edge probabilities in
 /// candidate order and the most probable parent set (ties as the MCMC MAP's).
-fn exact_fit(
+pub(super) fn exact_fit(
     rd: &RunDir,
     m: &Manifest,
     c: &CellRecord,

@@ -9,7 +9,8 @@
 //!   Markov-blanket learners of Table 2, and the true blanket of a DAG;
 //! - [`search`]: hill climbing and TABU search with BIC (Figure 5's `hc` and `tabu`);
 //! - [`logistic`]: logistic regression with the parents as one factor, fitted by IRLS (Table 1's
-//!   logit MLE; with one factor term mgcv's logit GAM is the same fit).
+//!   logit MLE; with one factor term mgcv's logit GAM is the same fit);
+//! - [`mmle`]: the maximum marginal likelihood estimator of supplement G (eqs 19–21).
 //!
 //! Everything is built on [`DiscreteData`] and [`ParentTable`] (occupied parent configurations
 //! only), so an empty parent configuration costs nothing.
@@ -25,6 +26,7 @@ pub mod alarm;
 pub mod blankets;
 pub mod logistic;
 pub mod markov_blanket;
+pub mod mmle;
 pub mod scores;
 pub mod search;
 pub mod sparse_counts;

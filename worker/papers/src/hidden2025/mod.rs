@@ -24,7 +24,9 @@ use crate::registry::Model;
 use crate::seed::ChainRng;
 use datasets::DiscreteData;
 use params::{Method, Params};
-use samplers::{DagGibbsSampler, DagSampler, ExactSampler, HiddenSampler, ParentSetSampler};
+use samplers::{
+    DagGibbsSampler, DagSampler, ExactSampler, HiddenSampler, MmleSampler, ParentSetSampler,
+};
 
 /// Registry entry for this paper (`model: hidden2025`).
 pub struct Hidden2025;
@@ -51,6 +53,7 @@ impl Model for Hidden2025 {
             "parent_set",
             "dag",
             "log_evidence",
+            "mmle_objective",
             "t_0",
             "t_1",
             "t_2",
@@ -79,8 +82,9 @@ impl Model for Hidden2025 {
     }
 
     /// [`HiddenSampler`] (Algorithm 1, or 1 + 2), [`ParentSetSampler`] (1 + 3), [`DagSampler`]
-    /// (1 + 4), [`DagGibbsSampler`] (§4.4, node by node) or [`ExactSampler`] on the observed discrete
-    /// data (`x`, n × p codes, with its `levels:<name>` matrices).
+    /// (1 + 4), [`DagGibbsSampler`] (§4.4, node by node), [`ExactSampler`] or [`MmleSampler`]
+    /// (supplement G) on the observed discrete data (`x`, n × p codes, with its `levels:<name>`
+    /// matrices).
     fn sampler(
         &self,
         params: &Value,
@@ -92,6 +96,7 @@ impl Model for Hidden2025 {
         let d = DiscreteData::from_matrices(&data.observed).map_err(SamplerError::Input)?;
         Ok(match p.method {
             Method::Exact => Box::new(ExactSampler::new(&d, &p)?),
+            Method::Mmle => Box::new(MmleSampler::new(&d, &p)?),
             Method::Mala | Method::Edges => Box::new(HiddenSampler::new(&d, &p, rng)?),
             Method::ParentSets => Box::new(ParentSetSampler::new(&d, &p, rng)?),
             Method::Dags => Box::new(DagSampler::new(&d, &p, rng)?),

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::datasets::DiscreteData;
 use super::equations::Rho;
+use super::evaluation::mmle::BetaRule;
 use crate::params::{ParamError, check_open_unit, check_positive, parse};
 
 pub use self::graph::{GraphSpec, cyclic_nodes, parent_set_union};
@@ -47,6 +48,10 @@ pub enum Method {
     /// Algorithm 2 given the rest of the graph (an edge that would close a directed cycle has
     /// probability 0), t_j of every node by Algorithm 1. With `order`, Ca(j) = the earlier nodes.
     Dag,
+    /// Supplement G: the maximum marginal likelihood estimate π̃_j of t_j / β_j for the fixed
+    /// `parents` and the concentration `beta` (eqs 19–21), computed once (no MCMC; see
+    /// [`super::evaluation::mmle`]).
+    Mmle,
 }
 
 impl Method {
@@ -175,6 +180,10 @@ pub struct Params {
     /// below the best are skipped (> 0). Default 30.
     #[serde(default = "d_cutoff")]
     pub laplace_cutoff: f64,
+    /// `mmle` (required there, refused elsewhere): β_j of supplement G.2, `perks` (1), `jeffreys`
+    /// (k_j/2), `laplace` (k_j) or a number > 0.
+    #[serde(default)]
+    pub beta: Option<BetaRule>,
 }
 
 /// Parameters resolved against a dataset: column indices, ρ_j, step sizes and t₀ of length k_j.
@@ -354,6 +363,11 @@ impl Params {
                     "method parent_sets needs `step_sizes`",
                 )?;
             }
+            Method::Mmle => need(
+                self.parents.is_some() && structures == 1 && self.beta.is_some(),
+                "parents",
+                "method mmle needs a fixed parent set `parents` (and no `candidates` or `parent_sets`) and `beta`",
+            )?,
             Method::Exact => need(
                 structures == 1,
                 "parents",
@@ -370,6 +384,11 @@ impl Params {
                 "method dag needs a non-empty list `nodes` (and no `dags`)",
             )?,
         }
+        need(
+            self.beta.is_none() || self.method == Method::Mmle,
+            "beta",
+            "`beta` belongs to method mmle",
+        )?;
         let m = match self.method {
             Method::Dags => self.dags.as_ref().map(Vec::len),
             _ => self.parent_sets.as_ref().map(Vec::len),

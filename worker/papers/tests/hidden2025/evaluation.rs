@@ -22,7 +22,7 @@ fn data_dir() -> PathBuf {
 }
 
 /// A tiny reader for `lucas0_train.csv` (header, then 0/1 values): not the project's CSV reader.
-fn read_lucas() -> DiscreteData {
+pub(super) fn read_lucas() -> DiscreteData {
     let path = data_dir().join("lucas0_train.csv");
     let text = std::fs::read_to_string(&path).expect("lucas0_train.csv");
     let mut lines = text.lines();
@@ -47,7 +47,7 @@ fn read_lucas() -> DiscreteData {
 }
 
 /// The true DAG from `lucas0_edges.csv` (header parent,child), as parent lists over `data`'s columns.
-fn lucas_parents(data: &DiscreteData) -> Vec<Vec<usize>> {
+pub(super) fn lucas_parents(data: &DiscreteData) -> Vec<Vec<usize>> {
     let text = std::fs::read_to_string(data_dir().join("lucas0_edges.csv")).expect("edges");
     let mut lines = text.lines();
     assert_eq!(lines.next().map(str::trim), Some("parent,child"));

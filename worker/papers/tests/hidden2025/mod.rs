@@ -2,5 +2,6 @@
 
 mod datasets;
 mod evaluation;
+mod mmle;
 mod samplers;
 mod structures;

@@ -1,7 +1,7 @@
 //! HiDDeN's samplers: Algorithm 1 (MALA-within-Gibbs for t_j, [`mala`]), Algorithm 2 (edge
 //! indicators, [`edges`]), Algorithm 3 (candidate parent sets, [`parent_sets`]), Algorithm 4
 //! (candidate DAGs, [`dags`]), the node-by-node DAG sampler of §4.4 ([`dag_gibbs`]) and the
-//! exact method for k_j ≤ 3 ([`exact`]).
+//! exact method for k_j ≤ 3 ([`exact`]); supplement G's MMLE as a one-shot job ([`mmle`]).
 //!
 //! [`HiddenSampler`] runs one chain for one node: `method: mala` (Algorithm 1 with a fixed parent
 //! set) or `method: edges` (Algorithms 1 + 2). One iteration is, in order: u_j given t_j and the
@@ -12,6 +12,7 @@ pub mod dags;
 pub mod edges;
 pub mod exact;
 pub mod mala;
+pub mod mmle;
 mod node_t;
 pub mod parent_sets;
 
@@ -22,6 +23,7 @@ pub use self::exact::{
     ExactPosterior, ExactSampler, ExactSet, exact_dag_posterior, exact_log_evidence,
     exact_posterior,
 };
+pub use self::mmle::MmleSampler;
 pub use self::parent_sets::{ParentSetSampler, draw_parent_set};
 
 use std::collections::HashMap;
@@ -190,9 +192,9 @@ impl HiddenSampler {
                 }
                 (pool, mask)
             }
-            Method::Exact => {
+            Method::Exact | Method::Mmle => {
                 return Err(SamplerError::Input(
-                    "params.method: exact is computed by ExactSampler, not by MCMC".into(),
+                    "params.method: exact and mmle are computed by ExactSampler and MmleSampler, not by MCMC".into(),
                 ));
             }
             Method::ParentSets | Method::Dags | Method::Dag => {
