@@ -43,6 +43,40 @@ pub fn parse<T: DeserializeOwned>(
     })
 }
 
+/// Split a tagged section (`{kind: <name>, ...}`) into its `kind` and the rest, for a
+/// `match` on the kind and a [`parse`] of the rest into that kind's struct.
+///
+/// Errors (path `<section>` or `<section>.kind`, listing `kinds`, the allowed values): not an
+/// object, no `kind`, or a `kind` that is not a string.
+pub fn split_kind(
+    section: &str,
+    value: &serde_json::Value,
+    kinds: &str,
+) -> Result<(String, serde_json::Value), ParamError> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| ParamError::new(section, "must be an object with a `kind` key"))?;
+    let at = format!("{section}.kind");
+    let kind = match obj.get("kind") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(ParamError::new(
+                at,
+                format!("{other} is not a string: allowed values are {kinds}"),
+            ));
+        }
+        None => {
+            return Err(ParamError::new(
+                at,
+                format!("missing: allowed values are {kinds}"),
+            ));
+        }
+    };
+    let mut rest = obj.clone();
+    rest.remove("kind");
+    Ok((kind, serde_json::Value::Object(rest)))
+}
+
 /// `x` in the open interval (0, 1).
 pub fn check_open_unit(path: &str, x: f64) -> Result<(), ParamError> {
     if x > 0.0 && x < 1.0 {

@@ -52,7 +52,7 @@ use serde_json::Value;
 use self::synthetic::Pinwheel;
 use self::table::{Cells, NumericTable, ReadSpec, check_test, check_training, read_numeric_csv};
 use crate::data::{DataContext, Dataset, Matrix};
-use crate::params::{ParamError, check_range_usize, parse};
+use crate::params::{ParamError, check_range_usize, parse, split_kind};
 use crate::seed::ChainRng;
 
 /// Largest number of rows of one generated set.
@@ -237,27 +237,7 @@ pub const DATASET_KINDS: &str = "ring, pinwheel, geyser, iris, abalone, ngbn7, c
 /// or contains `..`; a `csv` without exactly one of `path` or `train` + `test`; an empty or
 /// repeated entry of `columns`.
 pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
-    let obj = v
-        .as_object()
-        .ok_or_else(|| ParamError::new("dataset", "must be an object with a `kind` key"))?;
-    let kind = match obj.get("kind") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => {
-            return Err(ParamError::new(
-                "dataset.kind",
-                format!("{other} is not a string: allowed values are {DATASET_KINDS}"),
-            ));
-        }
-        None => {
-            return Err(ParamError::new(
-                "dataset.kind",
-                format!("missing: allowed values are {DATASET_KINDS}"),
-            ));
-        }
-    };
-    let mut rest = obj.clone();
-    rest.remove("kind");
-    let rest = Value::Object(rest);
+    let (kind, rest) = split_kind("dataset", v, DATASET_KINDS)?;
     let rows =
         |key: &str, n: usize| check_range_usize(&format!("dataset.{key}"), n, MIN_ROWS, MAX_ROWS);
     let spec = match kind.as_str() {

@@ -11,7 +11,9 @@
 
 use super::equations::{ibp_existing_dish_prob, ibp_new_dish_rate, prob_x_one};
 use crate::data::{DataContext, Dataset, Matrix};
-use crate::params::{ParamError, check_open_unit, check_positive, check_range_usize, parse};
+use crate::params::{
+    ParamError, check_open_unit, check_positive, check_range_usize, parse, split_kind,
+};
 use crate::seed::ChainRng;
 use crate::wood2006::params::{d_alpha, d_epsilon, d_lambda, d_p};
 use rand::RngExt;
@@ -110,27 +112,7 @@ impl DatasetSpec {
     /// Parse and range-check a `dataset` object. Errors carry paths such as `dataset.kind`,
     /// `dataset.n_observed`, `dataset.z[2][1]`.
     pub fn from_json(value: &Value) -> Result<DatasetSpec, ParamError> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| ParamError::new("dataset", "must be an object with a `kind` key"))?;
-        let kind = match obj.get("kind") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => {
-                return Err(ParamError::new(
-                    "dataset.kind",
-                    format!("{other} is not a string: allowed values are {KINDS}"),
-                ));
-            }
-            None => {
-                return Err(ParamError::new(
-                    "dataset.kind",
-                    format!("missing: allowed values are {KINDS}"),
-                ));
-            }
-        };
-        let mut rest = obj.clone();
-        rest.remove("kind");
-        let rest = Value::Object(rest);
+        let (kind, rest) = split_kind("dataset", value, KINDS)?;
         let spec = match kind.as_str() {
             "ibp_synthetic" => DatasetSpec::IbpSynthetic(parse("dataset", &rest)?),
             "fixed_structure" => DatasetSpec::FixedStructure(parse("dataset", &rest)?),
