@@ -193,4 +193,12 @@ profiles: {quick: {}, paper: {}}
     for method in ["ecibp", "cibp", "dpmog"] {
         assert!(table.contains(&format!("ring,{method},")), "{table}");
     }
+    // `causeway report` rebuilds the same tables in a run directory that lost its tables/.
+    std::fs::remove_dir_all(a.join("tables")).expect("remove tables/");
+    causeway_results::report::build(&causeway_results::rundir::RunDir::open(&a))
+        .expect("report without tables/");
+    assert_eq!(
+        std::fs::read_to_string(a.join("tables/table1_kl.csv")).expect("rebuilt"),
+        table
+    );
 }

@@ -238,6 +238,12 @@ pub fn report_kind(name: &str) -> Result<&'static ReportKind, String> {
 /// Build every table and figure of the run in `rd`.
 pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let m = rd.read_manifest()?;
+    // A run directory copied or pruned without its tables (or made by an older version) still
+    // reports: the folders are made here, not only by `run`.
+    for dir in [rd.tables_dir(), rd.figures_dir()] {
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ReportError::Other(format!("{}: cannot create: {e}", dir.display())))?;
+    }
     let conv = convergence(rd, &m)?;
     let mut tables = Vec::new();
     for kind in &m.report {
@@ -677,7 +683,11 @@ mod tests {
         one.fold_replicate(&[vec![3.0; 1000]]);
         assert!(!one.stuck && !one.flagged(), "{one:?}");
         // Two mixing chains are not flagged; a later stuck replicate flags the cell.
-        let wave = |p: f64| (0..400).map(|i| ((i as f64) * 0.618_034 + p).fract()).collect::<Vec<f64>>();
+        let wave = |p: f64| {
+            (0..400)
+                .map(|i| ((i as f64) * 0.618_034 + p).fract())
+                .collect::<Vec<f64>>()
+        };
         let mut moving = fresh();
         moving.fold_replicate(&[wave(0.0), wave(1.0)]);
         assert!(!moving.flagged(), "{moving:?}");
