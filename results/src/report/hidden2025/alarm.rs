@@ -23,6 +23,7 @@ use causeway_papers::hidden2025::evaluation::alarm::{
 use causeway_papers::hidden2025::evaluation::{Levels, dirichlet_multinomial, mle};
 use polars::prelude::*;
 
+use super::table2::first_dataset;
 use crate::diagnostics::diagnose;
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{Convergence, ReportError, Table, f64s, json_text};
@@ -578,12 +579,7 @@ fn parent_set_tables(
 
 /// Tables 9–11 of supplement F and Figure 10.
 pub fn alarm(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let first = m
-        .cells
-        .first()
-        .ok_or_else(|| other("the run has no cells"))?;
-    let ds = rd.read_dataset(&first.dataset_id, 0)?;
-    let data = DiscreteData::from_matrices(&ds.observed).map_err(other)?;
+    let (ds, data) = first_dataset(rd, m, &|e| other(e))?;
     let (probs, mcmc) = probabilities(rd, m, conv, &data, &ds.truth)?;
     let (sets, edges) = parent_set_tables(rd, m, conv, &data, &ds.truth)?;
     Ok(vec![sets, edges, probs, mcmc])

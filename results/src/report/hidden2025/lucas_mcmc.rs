@@ -6,17 +6,9 @@
 
 use polars::prelude::*;
 
-use super::table2::LucasFits;
-use crate::diagnostics;
+use super::table2::{LucasFits, joined};
 use crate::report::{ReportError, Table};
-use crate::rundir::{Manifest, RunDir, find};
-
-fn pair(v: &[f64], digits: usize) -> String {
-    v.iter()
-        .map(|x| format!("{x:.digits$}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
+use crate::rundir::{Manifest, RunDir};
 
 /// One row per (variable, ρ) with an `edges` cell.
 pub(super) fn lucas_mcmc(
@@ -35,73 +27,24 @@ pub(super) fn lucas_mcmc(
     let mut ess_chain = Vec::new();
     let mut n_chains = 0usize;
     for f in &fits.fits {
-        let Some(cell) = f.edges_cell else { continue };
-        // Acceptance and step sizes from each chain's summary.
-        let mut acc_sum: Vec<f64> = Vec::new();
-        let mut steps: Vec<f64> = Vec::new();
-        let mut n = 0usize;
-        for j in m.jobs.iter().filter(|j| j.cell == cell && j.replicate == 0) {
-            if !rd.chain_done(&j.job_id) {
-                continue;
-            }
-            let s = rd.read_summary(&j.job_id)?;
-            if let Some(a) = find(&s, "acceptance") {
-                if acc_sum.is_empty() {
-                    acc_sum = vec![0.0; a.values.len()];
-                }
-                for (x, y) in acc_sum.iter_mut().zip(&a.values) {
-                    *x += y;
-                }
-                n += 1;
-            }
-            if steps.is_empty()
-                && let Some(e) = find(&s, "step_sizes")
-            {
-                steps = e.values.clone();
-            }
-        }
-        let acc: Vec<f64> = acc_sum.iter().map(|x| x / n.max(1) as f64).collect();
-        // R-hat and ESS of the post-burn-in log posterior.
-        let draws: Vec<Vec<f64>> = f
-            .log_posterior
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .filter(|(i, _)| *i > f.burn_in)
-                    .map(|p| p.1)
-                    .collect()
-            })
-            .collect();
-        let len = draws.iter().map(Vec::len).min().unwrap_or(0);
-        let views: Vec<&[f64]> = draws.iter().map(|d| &d[..len]).collect();
-        let d = diagnostics::diagnose(&views).ok();
-        let per_chain: Vec<f64> = views
-            .iter()
-            .filter_map(|v| diagnostics::diagnose(&[*v]).ok().map(|d| d.ess_bulk))
-            .collect();
-        n_chains = n_chains.max(views.len());
+        let Some(d) = f.chain_diagnostics(rd, m)? else {
+            continue;
+        };
+        n_chains = n_chains.max(d.n_chains);
         let t6 = m.reported.get("table6").and_then(|t| t.get(&f.node));
         variable.push(f.node.clone());
         rho.push(f.rho.clone());
-        step.push(if steps.is_empty() {
-            String::new()
-        } else {
-            pair(&steps, 2)
-        });
-        acceptance.push(pair(&acc, 3));
-        ess.push(d.map_or(f64::NAN, |d| d.ess_bulk));
-        rhat.push(d.map_or(f64::NAN, |d| d.rhat));
+        step.push(joined(&d.step_sizes, 2));
+        acceptance.push(joined(&d.acceptance, 3));
+        ess.push(d.ess);
+        rhat.push(d.rhat);
         paper_acc.push(
             t6.and_then(|t| t.get("acceptance"))
                 .and_then(|a| a.as_array())
-                .map(|a| pair(&a.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>(), 3)),
+                .map(|a| joined(&a.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>(), 3)),
         );
         paper_ess.push(t6.and_then(|t| t.get("ess")).and_then(|e| e.as_f64()));
-        ess_chain.push(if per_chain.is_empty() {
-            f64::NAN
-        } else {
-            per_chain.iter().sum::<f64>() / per_chain.len() as f64
-        });
+        ess_chain.push(d.ess_per_chain);
     }
     let notes = vec![
         format!(

@@ -16,37 +16,11 @@
 
 use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::datasets::metabric::METABRIC_VARIABLES;
-use causeway_papers::hidden2025::evaluation::blankets::BlanketEstimate;
 use polars::prelude::*;
 
-use super::table2::{ExactFit, Trace, edges_fit, exact_fit};
-use crate::diagnostics;
-use crate::report::figures::{self, TraceVar};
+use super::table2::{NodeFit, first_dataset, joined, load_fit, log_posterior_figures, rho_of};
 use crate::report::{Convergence, ReportError, Table, json_text};
-use crate::rundir::{CellRecord, Manifest, RunDir, find};
-
-/// Points per chain drawn in Figure 7 (display only; the histograms use every draw).
-const TRACE_POINTS: usize = 2500;
-
-/// One outcome at one ρ: its cells and what they estimate.
-pub(super) struct OutcomeFit {
-    /// The outcome j.
-    pub outcome: String,
-    /// ρ_j as written in the cell.
-    pub rho: String,
-    /// Ca(j) as data columns, in candidate (trace `z_i`) order.
-    pub candidates: Vec<usize>,
-    /// The `edges` cell, if run.
-    pub edges_cell: Option<usize>,
-    /// Algorithm 2's estimates over all chains.
-    pub estimate: Option<BlanketEstimate>,
-    /// The exact posterior's edge probabilities (candidate order) and most probable set.
-    pub exact: Option<ExactFit>,
-    /// Each chain's log-posterior trace, burn-in included.
-    pub log_posterior: Vec<Trace>,
-    /// Burn-in of the `edges` cell.
-    pub burn_in: u64,
-}
+use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// Everything the METABRIC tables share.
 pub(super) struct MetabricFits {
@@ -56,7 +30,7 @@ pub(super) struct MetabricFits {
     /// ρ values in grid order.
     pub rhos: Vec<String>,
     /// One per (outcome, ρ) with a cell, outcomes outer.
-    pub fits: Vec<OutcomeFit>,
+    pub fits: Vec<NodeFit>,
 }
 
 impl MetabricFits {
@@ -86,18 +60,9 @@ fn text(c: &CellRecord, key: &str) -> String {
     c.param(key).map(json_text).unwrap_or_default()
 }
 
-fn rho_of(c: &CellRecord) -> String {
-    c.param("rho").map(json_text).unwrap_or_else(|| "k".into())
-}
-
 /// Load the data and every (outcome, ρ) fit.
 fn load(rd: &RunDir, m: &Manifest) -> Result<MetabricFits, ReportError> {
-    let first = m
-        .cells
-        .first()
-        .ok_or_else(|| other("the run has no cells"))?;
-    let ds = rd.read_dataset(&first.dataset_id, 0)?;
-    let data = DiscreteData::from_matrices(&ds.observed).map_err(other)?;
+    let (_, data) = first_dataset(rd, m, &|e| other(e))?;
     let (mut outcomes, mut rhos) = (Vec::new(), Vec::new());
     for c in &m.cells {
         let n = text(c, "node");
@@ -112,45 +77,7 @@ fn load(rd: &RunDir, m: &Manifest) -> Result<MetabricFits, ReportError> {
     let mut fits = Vec::new();
     for o in &outcomes {
         for r in &rhos {
-            let of = |method: &str| {
-                m.cells.iter().find(|c| {
-                    text(c, "node") == *o && rho_of(c) == *r && text(c, "method") == method
-                })
-            };
-            let (edges, exact) = (of("edges"), of("exact"));
-            let Some(cell) = edges.or(exact) else {
-                continue;
-            };
-            let names: Vec<String> = cell
-                .param("candidates")
-                .and_then(|v| v.as_array())
-                .map(|a| a.iter().map(json_text).collect())
-                .unwrap_or_default();
-            let candidates = names
-                .iter()
-                .map(|n| {
-                    data.index(n)
-                        .ok_or_else(|| other(format!("candidate {n} is not a column")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let (estimate, log_posterior) = match edges {
-                Some(c) => edges_fit(rd, m, c, candidates.len())?,
-                None => (None, Vec::new()),
-            };
-            let exact = match exact {
-                Some(c) => exact_fit(rd, m, c, &names)?,
-                None => None,
-            };
-            fits.push(OutcomeFit {
-                outcome: o.clone(),
-                rho: r.clone(),
-                candidates,
-                edges_cell: edges.map(|c| c.index),
-                estimate,
-                exact,
-                log_posterior,
-                burn_in: edges.map_or(0, |c| c.run.burn_in),
-            });
+            fits.extend(load_fit(rd, m, &data, o, r, &|e| other(e))?);
         }
     }
     Ok(MetabricFits {
@@ -168,7 +95,13 @@ pub fn metabric(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Ta
     tables.push(super::metabric_edges::metabric_edges(rd, m, &fits)?);
     tables.push(super::metabric_dags::metabric_dags(rd, m, &fits)?);
     tables.push(mcmc(rd, m, &fits)?);
-    figure7(rd, &fits)?;
+    // Figure 7
+    log_posterior_figures(
+        rd,
+        &fits.fits,
+        &fits.rhos,
+        "metabric_fig7_log_posterior_rho",
+    )?;
     Ok(tables)
 }
 
@@ -222,13 +155,6 @@ fn variables(m: &Manifest, fits: &MetabricFits) -> Result<Table, ReportError> {
     })
 }
 
-fn list(v: &[f64], digits: usize) -> String {
-    v.iter()
-        .map(|x| format!("{x:.digits$}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
 /// Supplement D's step sizes, acceptance rates and ESS, beside ours.
 fn mcmc(rd: &RunDir, m: &Manifest, fits: &MetabricFits) -> Result<Table, ReportError> {
     let mut cols: [Vec<String>; 5] = Default::default();
@@ -236,61 +162,24 @@ fn mcmc(rd: &RunDir, m: &Manifest, fits: &MetabricFits) -> Result<Table, ReportE
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut n_chains = 0;
     for f in &fits.fits {
-        let Some(cell) = f.edges_cell else { continue };
-        let (mut acc, mut steps, mut n) = (Vec::<f64>::new(), Vec::new(), 0usize);
-        for j in m.jobs.iter().filter(|j| j.cell == cell && j.replicate == 0) {
-            if !rd.chain_done(&j.job_id) {
-                continue;
-            }
-            let s = rd.read_summary(&j.job_id)?;
-            if let Some(a) = find(&s, "acceptance") {
-                acc.resize(a.values.len(), 0.0);
-                acc.iter_mut().zip(&a.values).for_each(|(x, y)| *x += y);
-                n += 1;
-            }
-            if steps.is_empty()
-                && let Some(e) = find(&s, "step_sizes")
-            {
-                steps = e.values.clone();
-            }
-        }
-        acc.iter_mut().for_each(|x| *x /= n.max(1) as f64);
-        let draws: Vec<Vec<f64>> = f
-            .log_posterior
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .filter(|(i, _)| *i > f.burn_in)
-                    .map(|p| p.1)
-                    .collect()
-            })
-            .collect();
-        let len = draws.iter().map(Vec::len).min().unwrap_or(0);
-        let views: Vec<&[f64]> = draws.iter().map(|d| &d[..len]).collect();
-        let d = diagnostics::diagnose(&views).ok();
-        let per_chain: Vec<f64> = views
-            .iter()
-            .filter_map(|v| diagnostics::diagnose(&[*v]).ok().map(|d| d.ess_bulk))
-            .collect();
-        n_chains = n_chains.max(views.len());
-        let paper = |key: &str| m.reported.get(key).and_then(|t| t.get(&f.outcome)).cloned();
-        cols[0].push(f.outcome.clone());
+        let Some(d) = f.chain_diagnostics(rd, m)? else {
+            continue;
+        };
+        n_chains = n_chains.max(d.n_chains);
+        let paper = |key: &str| m.reported.get(key).and_then(|t| t.get(&f.node)).cloned();
+        cols[0].push(f.node.clone());
         cols[1].push(f.rho.clone());
-        cols[2].push(list(&steps, 3));
-        cols[3].push(list(&acc, 3));
+        cols[2].push(joined(&d.step_sizes, 3));
+        cols[3].push(joined(&d.acceptance, 3));
         cols[4].push(
             paper("acceptance")
                 .and_then(|a| a.as_array().cloned())
-                .map(|a| list(&a.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>(), 3))
+                .map(|a| joined(&a.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>(), 3))
                 .unwrap_or_default(),
         );
-        ess.push(d.map_or(f64::NAN, |d| d.ess_bulk));
-        rhat.push(d.map_or(f64::NAN, |d| d.rhat));
-        ess_chain.push(if per_chain.is_empty() {
-            f64::NAN
-        } else {
-            per_chain.iter().sum::<f64>() / per_chain.len() as f64
-        });
+        ess.push(d.ess);
+        rhat.push(d.rhat);
+        ess_chain.push(d.ess_per_chain);
         paper_ess.push(paper("ess").and_then(|e| e.as_f64()));
     }
     let [outcome, rho, step, acceptance, paper_acc] = cols;
@@ -315,48 +204,4 @@ fn mcmc(rd: &RunDir, m: &Manifest, fits: &MetabricFits) -> Result<Table, ReportE
             "paper_acceptance, paper_ess: supplement D, one chain of 9,500 post-burn-in draws (set.seed(1)) at the authors' shape 1 (our ρ = k), on their 1,867 rows; compare paper_ess with ess_per_chain.".into(),
         ],
     })
-}
-
-/// Figure 7: each outcome's log-posterior chains after burn-in, one SVG per ρ.
-fn figure7(rd: &RunDir, fits: &MetabricFits) -> Result<(), ReportError> {
-    for r in &fits.rhos {
-        let mut vars = Vec::new();
-        for f in fits.fits.iter().filter(|f| &f.rho == r) {
-            if f.log_posterior.is_empty() {
-                continue;
-            }
-            let mut chains = Vec::new();
-            let mut pooled = Vec::new();
-            for c in &f.log_posterior {
-                let post: Vec<(f64, f64)> = c
-                    .iter()
-                    .filter(|(i, _)| *i > f.burn_in)
-                    .map(|&(i, v)| (i as f64, v))
-                    .collect();
-                pooled.extend(post.iter().map(|p| p.1));
-                let stride = post.len().div_ceil(TRACE_POINTS).max(1);
-                chains.push(post.into_iter().step_by(stride).collect());
-            }
-            vars.push(TraceVar {
-                name: format!("{} log posterior (rho = {r})", f.outcome),
-                chains,
-                pooled,
-            });
-        }
-        if !vars.is_empty() {
-            figures::trace_panels(
-                &rd.figures_dir()
-                    .join(format!("metabric_fig7_log_posterior_rho{}.svg", safe(r))),
-                &vars,
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// ρ as a file-name part (`k+1` → `k_1`).
-pub(super) fn safe(r: &str) -> String {
-    r.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
 }

@@ -19,8 +19,9 @@ use causeway_papers::hidden2025::evaluation::search::{
 use plotters::prelude::*;
 use polars::prelude::*;
 
-use super::metabric::{MetabricFits, other, safe};
+use super::metabric::{MetabricFits, other};
 use super::metabric_edges::paper_parents;
+use super::table2::safe;
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir};
 
@@ -33,7 +34,7 @@ type DrawnDag = Vec<(String, Vec<(usize, f64)>)>;
 fn searched(fits: &MetabricFits) -> Result<Vec<Searched>, ReportError> {
     let mut out = Vec::new();
     for o in &fits.outcomes {
-        let Some(f) = fits.fits.iter().find(|f| &f.outcome == o) else {
+        let Some(f) = fits.fits.iter().find(|f| &f.node == o) else {
             continue;
         };
         let j = fits.column(o)?;
@@ -93,9 +94,9 @@ pub(super) fn metabric_dags(
         for f in fits.fits.iter().filter(|f| &f.rho == r) {
             if let Some(e) = &f.estimate {
                 let cols: Vec<usize> = e.median.iter().map(|&i| f.candidates[i]).collect();
-                push("hidden", Some(r), &f.outcome, &cols, paper_of(&f.outcome));
+                push("hidden", Some(r), &f.node, &cols, paper_of(&f.node));
                 dag.push((
-                    f.outcome.clone(),
+                    f.node.clone(),
                     e.median
                         .iter()
                         .map(|&i| (f.candidates[i], e.edge_probabilities[i]))
@@ -109,7 +110,7 @@ pub(super) fn metabric_dags(
                     .iter()
                     .map(|&i| f.candidates[i])
                     .collect();
-                push("hidden_exact", Some(r), &f.outcome, &cols, None);
+                push("hidden_exact", Some(r), &f.node, &cols, None);
             }
         }
         drawn.push((r.clone(), dag));

@@ -8,7 +8,8 @@
 
 use polars::prelude::*;
 
-use super::metabric::{MetabricFits, safe};
+use super::metabric::MetabricFits;
+use super::table2::safe;
 use crate::report::figures;
 use crate::report::{ReportError, Table, fmt_f64, json_text};
 use crate::rundir::{Manifest, RunDir};
@@ -37,10 +38,10 @@ pub(super) fn metabric_edges(
         "IMS is a function of AAD in these data (premenopausal exactly below 50): with AAD among the parents, IMS changes no table, so P(IMS → j) is the edge prior's alone given the other indicators (Beta(1, 1) prior on γ_j), which is why it sits near 1/2 (the paper's 0.548 and 0.327).".into(),
     ];
     for f in &fits.fits {
-        let pp = paper_parents(m, &f.outcome);
+        let pp = paper_parents(m, &f.node);
         for (i, &c) in f.candidates.iter().enumerate() {
             let name = fits.data.names[c].clone();
-            outcome.push(f.outcome.clone());
+            outcome.push(f.node.clone());
             rho.push(f.rho.clone());
             posterior.push(f.estimate.as_ref().map(|e| e.edge_probabilities[i]));
             exact.push(f.exact.as_ref().map(|e| e.0[i]));
@@ -48,7 +49,7 @@ pub(super) fn metabric_edges(
             paper.push(
                 m.reported
                     .get("figure6")
-                    .and_then(|v| v.get(&f.outcome))
+                    .and_then(|v| v.get(&f.node))
                     .and_then(|v| v.get(&name))
                     .and_then(|v| v.as_f64()),
             );
@@ -58,7 +59,7 @@ pub(super) fn metabric_edges(
         if let Some(e) = &f.estimate {
             notes.push(format!(
                 "{} (ρ = {}): {} draws, {} distinct parent sets; the most visited has share {}.",
-                f.outcome,
+                f.node,
                 f.rho,
                 e.n_draws,
                 e.n_sets,
@@ -97,7 +98,7 @@ fn figure6(rd: &RunDir, fits: &MetabricFits) -> Result<(), ReportError> {
             .iter()
             .map(|&c| fits.data.names[c].clone())
             .collect();
-        let cols: Vec<String> = at_rho.iter().map(|f| f.outcome.clone()).collect();
+        let cols: Vec<String> = at_rho.iter().map(|f| f.node.clone()).collect();
         let values: Vec<Vec<Option<f64>>> = longest
             .candidates
             .iter()

@@ -20,3 +20,43 @@ mod metabric_dags;
 mod metabric_edges;
 mod mmle;
 pub use mmle::mmle;
+
+/// Worst R-hat (max) and bulk ESS (min) over `cells` and the monitored scalars; `None` if none
+/// is finite.
+fn worst_convergence(
+    conv: &crate::report::Convergence,
+    cells: impl Iterator<Item = usize>,
+) -> (Option<f64>, Option<f64>) {
+    let (mut rhat, mut ess) = (None::<f64>, None::<f64>);
+    for c in cells {
+        for (_, x) in conv.get(&c).into_iter().flatten() {
+            if x.rhat.is_finite() {
+                rhat = Some(rhat.map_or(x.rhat, |r| r.max(x.rhat)));
+            }
+            if x.ess_bulk.is_finite() {
+                ess = Some(ess.map_or(x.ess_bulk, |e| e.min(x.ess_bulk)));
+            }
+        }
+    }
+    (rhat, ess)
+}
+
+/// One work item per stored dataset and replicate `0..reps`: (dataset id, position in `specs` of
+/// the first cell using that dataset, replicate), datasets in id order. `specs` pairs a cell
+/// index with what the table parsed from it.
+fn dataset_replicates<'m, T>(
+    m: &'m crate::rundir::Manifest,
+    specs: &[(usize, T)],
+    reps: u64,
+) -> Vec<(&'m str, usize, u64)> {
+    let mut first_cell: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (i, (cell, _)) in specs.iter().enumerate() {
+        first_cell
+            .entry(m.cells[*cell].dataset_id.as_str())
+            .or_insert(i);
+    }
+    first_cell
+        .iter()
+        .flat_map(|(id, &i)| (0..reps).map(move |r| (*id, i, r)))
+        .collect()
+}

@@ -13,6 +13,7 @@ use causeway_papers::hidden2025::evaluation::sparse_counts::{
 use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
+use super::{dataset_replicates, worst_convergence};
 use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
@@ -174,16 +175,7 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         .filter_map(|c| cell_spec(c).map(|s| (c.index, s)))
         .collect();
     // Baselines once per stored dataset replicate (the mala and exact cells share their data).
-    let mut first_cell: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, (cell, _)) in specs.iter().enumerate() {
-        first_cell
-            .entry(m.cells[*cell].dataset_id.as_str())
-            .or_insert(i);
-    }
-    let work: Vec<(&str, usize, u64)> = first_cell
-        .iter()
-        .flat_map(|(id, &i)| (0..reps).map(move |r| (*id, i, r)))
-        .collect();
+    let work = dataset_replicates(m, &specs, reps);
     let loaded = par_map(&work, |&(id, i, r)| {
         let (cell, s) = &specs[i];
         load_dataset(rd, &m.cells[*cell], s, r).map(|d| ((id, r), d))
@@ -215,19 +207,17 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         }
     }
     let mut absent: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
-    for (id, &i) in &first_cell {
+    for &(id, i, r) in &work {
         let k_pa = specs[i].1.k_pa;
-        for r in 0..reps {
-            if let Some(d) = datasets.get(&(*id, r)) {
-                for (b, &x) in d.baselines.iter().enumerate() {
-                    by.entry((k_pa, 2 + b))
-                        .or_default()
-                        .insert((id.to_string(), r), x);
-                }
-                let e = absent.entry(k_pa).or_default();
-                e.0 += d.absent;
-                e.1 += usize::from(d.absent > 0);
+        if let Some(d) = datasets.get(&(id, r)) {
+            for (b, &x) in d.baselines.iter().enumerate() {
+                by.entry((k_pa, 2 + b))
+                    .or_default()
+                    .insert((id.to_string(), r), x);
             }
+            let e = absent.entry(k_pa).or_default();
+            e.0 += d.absent;
+            e.1 += usize::from(d.absent > 0);
         }
     }
 
@@ -285,26 +275,6 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         df,
         notes,
     }])
-}
-
-/// Worst R-hat (max) and bulk ESS (min) over `cells` and the monitored scalars; None if none is
-/// finite.
-fn worst_convergence(
-    conv: &Convergence,
-    cells: impl Iterator<Item = usize>,
-) -> (Option<f64>, Option<f64>) {
-    let (mut rhat, mut ess) = (None::<f64>, None::<f64>);
-    for c in cells {
-        for (_, x) in conv.get(&c).into_iter().flatten() {
-            if x.rhat.is_finite() {
-                rhat = Some(rhat.map_or(x.rhat, |r| r.max(x.rhat)));
-            }
-            if x.ess_bulk.is_finite() {
-                ess = Some(ess.map_or(x.ess_bulk, |e| e.min(x.ess_bulk)));
-            }
-        }
-    }
-    (rhat, ess)
 }
 
 /// Mean and sd of the paired differences a − b over the replicates both have.

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use causeway_papers::Dataset;
 use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::evaluation::blankets::{
     BlanketEstimate, blanket_estimate, map_set, parents_from_edge_csv, to_columns,
@@ -21,11 +22,13 @@ use causeway_papers::hidden2025::evaluation::markov_blanket::{
 };
 use polars::prelude::*;
 
+use crate::diagnostics;
 use crate::report::figures::{self, TraceVar};
 use crate::report::{Convergence, ReportError, Table, f64s, json_text};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
-/// Points per chain drawn in Figure 4 (every draw up to this, then every s-th; display only).
+/// Points per chain drawn in Figures 4 and 7 (every draw up to this, then every s-th; display
+/// only).
 const TRACE_POINTS: usize = 2500;
 
 /// One chain's log-posterior trace, `(iteration, value)`.
@@ -34,7 +37,7 @@ pub(super) type Trace = Vec<(u64, f64)>;
 /// parent set (candidate positions).
 pub(super) type ExactFit = (Vec<f64>, Vec<usize>);
 
-/// One node at one ρ: its cells and what they estimate.
+/// One node (LUCAS variable, METABRIC outcome) at one ρ: its cells and what they estimate.
 pub(super) struct NodeFit {
     /// The variable j.
     pub node: String,
@@ -91,8 +94,163 @@ fn other(e: impl std::fmt::Display) -> ReportError {
     ReportError::Other(format!("hidden2025.table2: {e}"))
 }
 
-fn rho_of(c: &CellRecord) -> String {
+/// ρ_j as written in the cell (`k` when the cell does not set it).
+pub(super) fn rho_of(c: &CellRecord) -> String {
     c.param("rho").map(json_text).unwrap_or_else(|| "k".into())
+}
+
+/// The first cell's dataset (replicate 0) and its observed columns. Errors go through `err`
+/// (the calling table's message prefix).
+pub(super) fn first_dataset(
+    rd: &RunDir,
+    m: &Manifest,
+    err: &dyn Fn(String) -> ReportError,
+) -> Result<(Dataset, DiscreteData), ReportError> {
+    let first = m
+        .cells
+        .first()
+        .ok_or_else(|| err("the run has no cells".into()))?;
+    let ds = rd.read_dataset(&first.dataset_id, 0)?;
+    let data = DiscreteData::from_matrices(&ds.observed).map_err(|e| err(e.to_string()))?;
+    Ok((ds, data))
+}
+
+/// The fit of `node` at ρ = `rho` from its `edges` and `exact` cells (`None` if neither ran).
+/// Errors (through `err`): a candidate that is not a column; unreadable chains.
+pub(super) fn load_fit(
+    rd: &RunDir,
+    m: &Manifest,
+    data: &DiscreteData,
+    node: &str,
+    rho: &str,
+    err: &dyn Fn(String) -> ReportError,
+) -> Result<Option<NodeFit>, ReportError> {
+    let of = |method: &str| {
+        m.cells.iter().find(|c| {
+            c.param("node").map(json_text).as_deref() == Some(node)
+                && rho_of(c) == rho
+                && c.param("method").map(json_text).as_deref() == Some(method)
+        })
+    };
+    let (edges, exact) = (of("edges"), of("exact"));
+    let Some(cell) = edges.or(exact) else {
+        return Ok(None);
+    };
+    let names: Vec<String> = cell
+        .param("candidates")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().map(json_text).collect())
+        .unwrap_or_default();
+    let candidates = names
+        .iter()
+        .map(|n| {
+            data.index(n)
+                .ok_or_else(|| err(format!("candidate {n} is not a column")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (estimate, log_posterior) = match edges {
+        Some(c) => edges_fit(rd, m, c, candidates.len())?,
+        None => (None, Vec::new()),
+    };
+    let exact = match exact {
+        Some(c) => exact_fit(rd, m, c, &names)?,
+        None => None,
+    };
+    Ok(Some(NodeFit {
+        node: node.to_string(),
+        rho: rho.to_string(),
+        candidates,
+        edges_cell: edges.map(|c| c.index),
+        estimate,
+        exact,
+        log_posterior,
+        burn_in: edges.map_or(0, |c| c.run.burn_in),
+    }))
+}
+
+/// Convergence of an `edges` fit's chains (replicate 0, finished chains only).
+pub(super) struct ChainDiagnostics {
+    /// MALA acceptance rate per category after burn-in, mean over the chains' `acceptance`.
+    pub acceptance: Vec<f64>,
+    /// The first chain's final step sizes.
+    pub step_sizes: Vec<f64>,
+    /// Bulk ESS and split R-hat of the post-burn-in log posterior across the chains (NaN if
+    /// they cannot be computed).
+    pub ess: f64,
+    pub rhat: f64,
+    /// Mean single-chain bulk ESS (NaN with no chain).
+    pub ess_per_chain: f64,
+    /// Chains whose log posterior entered the diagnostics.
+    pub n_chains: usize,
+}
+
+impl NodeFit {
+    /// [`ChainDiagnostics`] of the `edges` cell, `None` if it did not run. The chains' draws are
+    /// cut to the shortest chain's length.
+    pub fn chain_diagnostics(
+        &self,
+        rd: &RunDir,
+        m: &Manifest,
+    ) -> Result<Option<ChainDiagnostics>, ReportError> {
+        let Some(cell) = self.edges_cell else {
+            return Ok(None);
+        };
+        let (mut acc, mut steps, mut n) = (Vec::<f64>::new(), Vec::new(), 0usize);
+        for j in m.jobs.iter().filter(|j| j.cell == cell && j.replicate == 0) {
+            if !rd.chain_done(&j.job_id) {
+                continue;
+            }
+            let s = rd.read_summary(&j.job_id)?;
+            if let Some(a) = find(&s, "acceptance") {
+                acc.resize(a.values.len(), 0.0);
+                acc.iter_mut().zip(&a.values).for_each(|(x, y)| *x += y);
+                n += 1;
+            }
+            if steps.is_empty()
+                && let Some(e) = find(&s, "step_sizes")
+            {
+                steps = e.values.clone();
+            }
+        }
+        acc.iter_mut().for_each(|x| *x /= n.max(1) as f64);
+        let draws: Vec<Vec<f64>> = self
+            .log_posterior
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .filter(|(i, _)| *i > self.burn_in)
+                    .map(|p| p.1)
+                    .collect()
+            })
+            .collect();
+        let len = draws.iter().map(Vec::len).min().unwrap_or(0);
+        let views: Vec<&[f64]> = draws.iter().map(|d| &d[..len]).collect();
+        let d = diagnostics::diagnose(&views).ok();
+        let per_chain: Vec<f64> = views
+            .iter()
+            .filter_map(|v| diagnostics::diagnose(&[*v]).ok().map(|d| d.ess_bulk))
+            .collect();
+        Ok(Some(ChainDiagnostics {
+            acceptance: acc,
+            step_sizes: steps,
+            ess: d.map_or(f64::NAN, |d| d.ess_bulk),
+            rhat: d.map_or(f64::NAN, |d| d.rhat),
+            ess_per_chain: if per_chain.is_empty() {
+                f64::NAN
+            } else {
+                per_chain.iter().sum::<f64>() / per_chain.len() as f64
+            },
+            n_chains: views.len(),
+        }))
+    }
+}
+
+/// `v` with `digits` decimals, joined by `;` (empty for none).
+pub(super) fn joined(v: &[f64], digits: usize) -> String {
+    v.iter()
+        .map(|x| format!("{x:.digits$}"))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// The data directory of the run, as `causeway run` resolved it by default: the YAML's top-level
@@ -234,12 +392,7 @@ pub(super) fn exact_fit(
 
 /// Load the data, the truth and every (variable, ρ) fit.
 pub(super) fn load(rd: &RunDir, m: &Manifest) -> Result<LucasFits, ReportError> {
-    let first = m
-        .cells
-        .first()
-        .ok_or_else(|| other("the run has no cells"))?;
-    let ds = rd.read_dataset(&first.dataset_id, 0)?;
-    let data = DiscreteData::from_matrices(&ds.observed).map_err(other)?;
+    let (_, data) = first_dataset(rd, m, &|e| other(e))?;
     let rel = m
         .reported
         .get("truth_edges")
@@ -269,47 +422,7 @@ pub(super) fn load(rd: &RunDir, m: &Manifest) -> Result<LucasFits, ReportError> 
     let mut fits = Vec::new();
     for v in &variables {
         for r in &rhos {
-            let of = |method: &str| {
-                m.cells.iter().find(|c| {
-                    c.param("node").map(json_text).as_deref() == Some(v.as_str())
-                        && rho_of(c) == *r
-                        && c.param("method").map(json_text).as_deref() == Some(method)
-                })
-            };
-            let (edges, exact) = (of("edges"), of("exact"));
-            let Some(cell) = edges.or(exact) else {
-                continue;
-            };
-            let names: Vec<String> = cell
-                .param("candidates")
-                .and_then(|v| v.as_array())
-                .map(|a| a.iter().map(json_text).collect())
-                .unwrap_or_default();
-            let candidates = names
-                .iter()
-                .map(|n| {
-                    data.index(n)
-                        .ok_or_else(|| other(format!("candidate {n} is not a column")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let (estimate, log_posterior) = match edges {
-                Some(c) => edges_fit(rd, m, c, candidates.len())?,
-                None => (None, Vec::new()),
-            };
-            let exact = match exact {
-                Some(c) => exact_fit(rd, m, c, &names)?,
-                None => None,
-            };
-            fits.push(NodeFit {
-                node: v.clone(),
-                rho: r.clone(),
-                candidates,
-                edges_cell: edges.map(|c| c.index),
-                estimate,
-                exact,
-                log_posterior,
-                burn_in: edges.map_or(0, |c| c.run.burn_in),
-            });
+            fits.extend(load_fit(rd, m, &data, v, r, &|e| other(e))?);
         }
     }
     Ok(LucasFits {
@@ -475,18 +588,23 @@ pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Tabl
     }];
     tables.push(super::lucas_edges::lucas_edges(m, &fits)?);
     tables.push(super::lucas_mcmc::lucas_mcmc(rd, m, &fits)?);
-    figure4(rd, &fits)?;
+    log_posterior_figures(rd, &fits.fits, &fits.rhos, "lucas_fig4_log_posterior_rho")?;
     Ok(tables)
 }
 
-/// Figure 4: the log posterior of every variable's chains, one SVG per ρ
-/// (`figures/lucas_fig4_log_posterior_rho<ρ>.svg`), post-burn-in iterations (as the paper's),
-/// at most [`TRACE_POINTS`] points per chain drawn; the histograms use every draw.
-fn figure4(rd: &RunDir, fits: &LucasFits) -> Result<(), ReportError> {
-    for r in &fits.rhos {
+/// The log posterior of every fit's chains, one SVG per ρ (`figures/<stem><ρ>.svg`, ρ made
+/// file-safe by [`safe`]; Figure 4 for LUCAS, Figure 7 for METABRIC), post-burn-in iterations
+/// (as the paper's), at most [`TRACE_POINTS`] points per chain drawn; the histograms use every
+/// draw. A ρ without any `edges` chain writes no file.
+pub(super) fn log_posterior_figures(
+    rd: &RunDir,
+    fits: &[NodeFit],
+    rhos: &[String],
+    stem: &str,
+) -> Result<(), ReportError> {
+    for r in rhos {
         let mut vars = Vec::new();
         for f in fits
-            .fits
             .iter()
             .filter(|f| &f.rho == r && !f.log_posterior.is_empty())
         {
@@ -509,16 +627,18 @@ fn figure4(rd: &RunDir, fits: &LucasFits) -> Result<(), ReportError> {
             });
         }
         if !vars.is_empty() {
-            let safe: String = r
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
             figures::trace_panels(
-                &rd.figures_dir()
-                    .join(format!("lucas_fig4_log_posterior_rho{safe}.svg")),
+                &rd.figures_dir().join(format!("{stem}{}.svg", safe(r))),
                 &vars,
             )?;
         }
     }
     Ok(())
+}
+
+/// ρ as a file-name part (`k+1` → `k_1`).
+pub(super) fn safe(r: &str) -> String {
+    r.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
 }

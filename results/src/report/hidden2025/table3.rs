@@ -15,6 +15,7 @@ use causeway_papers::hidden2025::evaluation::two_dags::{
 use causeway_papers::hidden2025::params::Params;
 use polars::prelude::*;
 
+use super::worst_convergence;
 use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
@@ -99,25 +100,6 @@ fn paper(m: &Manifest, k1: u64, method: &str) -> Option<f64> {
         .find(|r| r.get("k1").and_then(serde_json::Value::as_u64) == Some(k1))?
         .get(method)?
         .as_f64()
-}
-
-/// Worst R-hat (max) and bulk ESS (min) over `cells` and the monitored scalars.
-fn worst_convergence(
-    conv: &Convergence,
-    cells: impl Iterator<Item = usize>,
-) -> (Option<f64>, Option<f64>) {
-    let (mut rhat, mut ess) = (None::<f64>, None::<f64>);
-    for c in cells {
-        for (_, x) in conv.get(&c).into_iter().flatten() {
-            if x.rhat.is_finite() {
-                rhat = Some(rhat.map_or(x.rhat, |r| r.max(x.rhat)));
-            }
-            if x.ess_bulk.is_finite() {
-                ess = Some(ess.map_or(x.ess_bulk, |e| e.min(x.ess_bulk)));
-            }
-        }
-    }
-    (rhat, ess)
 }
 
 /// Table 3: for each k1 and method, the number of datasets and the proportion selecting G2,

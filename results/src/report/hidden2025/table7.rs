@@ -15,6 +15,7 @@ use causeway_papers::hidden2025::evaluation::two_parent_sets::{
 use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
+use super::{dataset_replicates, worst_convergence};
 use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
@@ -175,25 +176,6 @@ fn paper(m: &Manifest, table: &str, g_true: Option<&str>, n: u64, key: &str) -> 
     }
 }
 
-/// Worst R-hat (max) and bulk ESS (min) over `cells` and the monitored scalars.
-fn worst_convergence(
-    conv: &Convergence,
-    cells: impl Iterator<Item = usize>,
-) -> (Option<f64>, Option<f64>) {
-    let (mut rhat, mut ess) = (None::<f64>, None::<f64>);
-    for c in cells {
-        for (_, x) in conv.get(&c).into_iter().flatten() {
-            if x.rhat.is_finite() {
-                rhat = Some(rhat.map_or(x.rhat, |r| r.max(x.rhat)));
-            }
-            if x.ess_bulk.is_finite() {
-                ess = Some(ess.map_or(x.ess_bulk, |e| e.min(x.ess_bulk)));
-            }
-        }
-    }
-    (rhat, ess)
-}
-
 fn g_name(g2: bool) -> &'static str {
     if g2 { "g2" } else { "g1" }
 }
@@ -226,16 +208,7 @@ pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         }
     }
     // Δscores once per stored dataset replicate.
-    let mut first_cell: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, (cell, _)) in specs.iter().enumerate() {
-        first_cell
-            .entry(m.cells[*cell].dataset_id.as_str())
-            .or_insert(i);
-    }
-    let work: Vec<(&str, usize, u64)> = first_cell
-        .iter()
-        .flat_map(|(id, &i)| (0..reps).map(move |r| (*id, i, r)))
-        .collect();
+    let work = dataset_replicates(m, &specs, reps);
     let scores = par_map(&work, |&(id, i, r)| {
         let (cell, s) = &specs[i];
         load_scores(rd, &m.cells[*cell], s, r).map(|d| (id, i, r, d))

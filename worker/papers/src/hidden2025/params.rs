@@ -17,7 +17,7 @@ use super::equations::Rho;
 use super::evaluation::mmle::BetaRule;
 use crate::params::{ParamError, check_open_unit, check_positive, parse};
 
-pub use self::graph::{GraphSpec, cyclic_nodes, parent_set_union};
+pub use self::graph::{GraphSpec, cyclic_nodes, parent_set_union, position_mask};
 
 /// Largest number of candidate parents of Algorithm 2 (indicators are kept as a bit mask).
 pub const MAX_CANDIDATES: usize = 63;

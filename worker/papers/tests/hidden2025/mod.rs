@@ -5,3 +5,28 @@ mod evaluation;
 mod mmle;
 mod samplers;
 mod structures;
+
+use causeway_papers::hidden2025::datasets::DiscreteData;
+use causeway_papers::hidden2025::params::Params;
+
+/// Cell params from JSON (valid by construction in the tests).
+fn params(v: serde_json::Value) -> Params {
+    Params::from_value("params", &v).expect("valid params")
+}
+
+/// Columns A (2 levels), B (3), C, D, E (2 each), levels named `0`, `1`, …: the samplers' and
+/// structure samplers' synthetic data.
+fn abcde(columns: Vec<Vec<u16>>) -> DiscreteData {
+    let ks = [2usize, 3, 2, 2, 2];
+    DiscreteData::new(
+        ["A", "B", "C", "D", "E"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        ks.iter()
+            .map(|&k| (0..k).map(|c| c.to_string()).collect())
+            .collect(),
+        columns,
+    )
+    .expect("valid data")
+}

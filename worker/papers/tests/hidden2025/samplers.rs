@@ -22,6 +22,8 @@ use causeway_papers::seed::{ChainRng, chain_rng};
 use causeway_papers::testing::{Exact, gof};
 use rand::RngExt;
 
+use super::{abcde, params};
+
 /// Kolmogorov's asymptotic critical value of √n·D at a false-failure rate of 1e-6:
 /// P(√n D > x) ≈ 2 exp(−2x²) = 1e-6 ⇒ x = √(ln(2e6)/2) ≈ 2.694.
 const KS_CRITICAL: f64 = 2.694;
@@ -190,19 +192,7 @@ fn small_data(seed: u64, n: usize) -> DiscreteData {
         let p = if x == 0 { 0.2 } else { 0.7 };
         *c = (rng.random::<f64>() < p) as u16;
     }
-    let names = ["A", "B", "C", "D", "E"];
-    DiscreteData::new(
-        names.iter().map(|s| s.to_string()).collect(),
-        ks.iter()
-            .map(|&k| (0..k).map(|c| c.to_string()).collect())
-            .collect(),
-        columns,
-    )
-    .expect("valid data")
-}
-
-fn params(v: serde_json::Value) -> Params {
-    Params::from_value("params", &v).expect("valid params")
+    abcde(columns)
 }
 
 /// One sweep of Algorithm 2 from exact draws of z (t fixed) against p(z | t, n) ∝ beta-binomial

@@ -24,6 +24,8 @@ use causeway_papers::seed::{ChainRng, chain_rng};
 use causeway_papers::testing::{Exact, Gof, gof};
 use rand::RngExt;
 
+use super::{abcde, params};
+
 /// Columns A (2 levels), B (3), C (2), D (2), E (2), n rows: B depends on A, C on A and B,
 /// D on C, E independent.
 fn data(seed: u64, n: usize) -> DiscreteData {
@@ -44,22 +46,7 @@ fn data(seed: u64, n: usize) -> DiscreteData {
             col.push(v);
         }
     }
-    let ks = [2usize, 3, 2, 2, 2];
-    DiscreteData::new(
-        ["A", "B", "C", "D", "E"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        ks.iter()
-            .map(|&k| (0..k).map(|c| c.to_string()).collect())
-            .collect(),
-        cols,
-    )
-    .expect("valid data")
-}
-
-fn params(v: serde_json::Value) -> Params {
-    Params::from_value("params", &v).expect("valid params")
+    abcde(cols)
 }
 
 /// Index drawn from normalised `probs` with one uniform.
@@ -93,6 +80,25 @@ fn assert_passes(g: &Gof, min_df: usize) {
     assert!(g.tv < g.tv_null_q999, "{g:?}");
 }
 
+/// A structure update against its exact conditional over candidates ∝ exp(`logp`): 20,000
+/// times draw a candidate from it, let `update` move from there (returns the new candidate),
+/// count; the fit of the counts to the exact distribution.
+fn candidate_update_gof(
+    logp: &[f64],
+    rng: &mut ChainRng,
+    mut update: impl FnMut(usize, &mut ChainRng) -> usize,
+) -> Gof {
+    let probs = normalise(logp);
+    let exact = Exact::normalise(probs.iter().copied().enumerate().collect(), 0.0);
+    let mut counts: HashMap<usize, u64> = HashMap::new();
+    for _ in 0..20_000 {
+        let m = draw(&probs, rng);
+        let next = update(m, rng);
+        *counts.entry(next).or_insert(0) += 1;
+    }
+    gof(&exact, &counts, 5)
+}
+
 /// Smallest standard error used by [`batch_z`].
 const SE_FLOOR: f64 = 1e-4;
 
@@ -123,16 +129,11 @@ fn parent_set_gof(defect: Option<Defect>) -> Gof {
         .zip(SET_PRIOR)
         .map(|(pa, p)| p.ln() + log_marginal_likelihood(&data.table(2, pa), &t))
         .collect();
-    let probs = normalise(&logp);
-    let exact = Exact::normalise(probs.iter().copied().enumerate().collect(), 0.0);
-    let mut counts: HashMap<usize, u64> = HashMap::new();
-    for _ in 0..20_000 {
-        let m = draw(&probs, &mut rng);
+    candidate_update_gof(&logp, &mut rng, |m, rng| {
         s.set_state(&t, Some(m)).expect("state");
-        s.update_structure(&mut rng);
-        *counts.entry(s.current()).or_insert(0) += 1;
-    }
-    gof(&exact, &counts, 5)
+        s.update_structure(rng);
+        s.current()
+    })
 }
 
 #[test]
@@ -463,16 +464,11 @@ fn dags_gof(defect: Option<Defect>) -> Gof {
             l
         })
         .collect();
-    let probs = normalise(&logp);
-    let exact = Exact::normalise(probs.iter().copied().enumerate().collect(), 0.0);
-    let mut counts: HashMap<usize, u64> = HashMap::new();
-    for _ in 0..20_000 {
-        let m = draw(&probs, &mut rng);
+    candidate_update_gof(&logp, &mut rng, |m, rng| {
         s.set_state(&t, Some(m)).expect("state");
-        s.update_structure(&mut rng);
-        *counts.entry(s.current()).or_insert(0) += 1;
-    }
-    gof(&exact, &counts, 5)
+        s.update_structure(rng);
+        s.current()
+    })
 }
 
 #[test]

@@ -69,18 +69,7 @@ pub fn log_likelihood(table: &ParentTable) -> f64 {
 /// configuration counts in q; only the occupied ones are visited, the others contribute 0).
 pub fn log_bdeu(table: &ParentTable, iss: f64, levels: LevelCounts) -> f64 {
     let a_row = iss / levels.q;
-    let a_cell = a_row / levels.r as f64;
-    let (lg_row, lg_cell) = (ln_gamma(a_row), ln_gamma(a_cell));
-    let mut s = 0.0;
-    for (c, &total) in table.totals.iter().enumerate() {
-        s += lg_row - ln_gamma(a_row + total as f64);
-        for &n in table.row(c) {
-            if n > 0 {
-                s += ln_gamma(a_cell + n as f64) - lg_cell;
-            }
-        }
-    }
-    s
+    log_bd_uniform(table, a_row, a_row / levels.r as f64)
 }
 
 /// BD with one Dirichlet parameter per child category, `alpha` of length k (eq 7 at t = α):
@@ -116,14 +105,20 @@ pub fn log_bd_categories(table: &ParentTable, alpha: &[f64]) -> Result<f64, Eval
 
 /// BD with one α per cell and r counted categories: Σα = rα (absent categories' cells contribute 0).
 pub fn log_bd(table: &ParentTable, alpha: f64, r: usize) -> f64 {
-    let sum = alpha * r as f64;
-    let (lg_sum, lg_a) = (ln_gamma(sum), ln_gamma(alpha));
+    log_bd_uniform(table, alpha * r as f64, alpha)
+}
+
+/// BD with the same α (`a_cell`) in every cell and Σα = `a_row` per configuration, over the
+/// occupied configurations: Σ_j [lgamma(a_row) − lgamma(a_row + n_j)] + Σ_{jx: n_jx > 0}
+/// [lgamma(a_cell + n_jx) − lgamma(a_cell)] (BDeu and [`log_bd`]).
+fn log_bd_uniform(table: &ParentTable, a_row: f64, a_cell: f64) -> f64 {
+    let (lg_row, lg_cell) = (ln_gamma(a_row), ln_gamma(a_cell));
     let mut s = 0.0;
     for (c, &total) in table.totals.iter().enumerate() {
-        s += lg_sum - ln_gamma(sum + total as f64);
+        s += lg_row - ln_gamma(a_row + total as f64);
         for &n in table.row(c) {
             if n > 0 {
-                s += ln_gamma(alpha + n as f64) - lg_a;
+                s += ln_gamma(a_cell + n as f64) - lg_cell;
             }
         }
     }

@@ -69,7 +69,18 @@ struct Scorer<'a> {
     cache: HashMap<(usize, Vec<usize>), f64>,
 }
 
-impl Scorer<'_> {
+impl<'a> Scorer<'a> {
+    /// A scorer with an empty cache, after [`check_config`].
+    fn new(data: &'a DiscreteData, config: &SearchConfig) -> Result<Self, EvalError> {
+        check_config(data, config)?;
+        Ok(Scorer {
+            data,
+            score: config.score,
+            levels: config.levels,
+            cache: HashMap::new(),
+        })
+    }
+
     /// The score of `child` with `parents` (sorted), from the cache when possible.
     fn get(&mut self, child: usize, parents: &[usize]) -> Result<f64, EvalError> {
         if let Some(&s) = self.cache.get(&(child, parents.to_vec())) {
@@ -219,13 +230,7 @@ pub fn hill_climbing(
     data: &DiscreteData,
     config: &SearchConfig,
 ) -> Result<SearchResult, EvalError> {
-    check_config(data, config)?;
-    let mut scorer = Scorer {
-        data,
-        score: config.score,
-        levels: config.levels,
-        cache: HashMap::new(),
-    };
+    let mut scorer = Scorer::new(data, config)?;
     let mut parents = vec![Vec::new(); data.p()];
     let mut iterations = 0;
     while iterations < config.max_iter {
@@ -256,13 +261,7 @@ pub fn hill_climbing(
 /// more than `config.tolerance`, when no move is left, or after `config.max_iter` moves. Returns
 /// the best graph visited. Errors: as [`hill_climbing`].
 pub fn tabu_search(data: &DiscreteData, config: &SearchConfig) -> Result<SearchResult, EvalError> {
-    check_config(data, config)?;
-    let mut scorer = Scorer {
-        data,
-        score: config.score,
-        levels: config.levels,
-        cache: HashMap::new(),
-    };
+    let mut scorer = Scorer::new(data, config)?;
     let mut parents: Vec<Vec<usize>> = vec![Vec::new(); data.p()];
     let mut current = total(&parents, &mut scorer)?;
     let (mut best, mut best_score) = (parents.clone(), current);

@@ -91,19 +91,7 @@ pub fn exact_posterior(data: &DiscreteData, cfg: &Resolved) -> Result<Vec<f64>, 
         .as_ref()
         .filter(|g| !g.dags.is_empty())
         .ok_or_else(|| EvalError::Invalid("exact_posterior needs a `method: dags` cell".into()))?;
-    let masks: Vec<Vec<u64>> = graph
-        .dags
-        .iter()
-        .map(|dag| {
-            dag.iter()
-                .map(|pa| {
-                    pa.iter()
-                        .filter_map(|&c| graph.nodes.iter().position(|&v| v == c))
-                        .fold(0u64, |m, q| m | 1 << q)
-                })
-                .collect()
-        })
-        .collect();
+    let masks = graph.dag_masks();
     let log_prior: Vec<f64> = cfg.prior.iter().map(|p| p.ln()).collect();
     if log_prior.len() != masks.len() || log_prior.iter().all(|l| *l == f64::NEG_INFINITY) {
         return Err(EvalError::Invalid(format!(

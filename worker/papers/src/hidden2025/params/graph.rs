@@ -270,6 +270,28 @@ impl Params {
     }
 }
 
+impl GraphSpec {
+    /// `dags`: each candidate DAG as one parent bit mask per node over positions in `nodes`
+    /// (bit i of mask j ↦ `nodes[i]` → `nodes[j]`).
+    pub fn dag_masks(&self) -> Vec<Vec<u64>> {
+        self.dags
+            .iter()
+            .map(|dag| {
+                dag.iter()
+                    .map(|pa| position_mask(pa, &self.nodes))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// `set` as a bit mask over `pool` (bit i ↦ `pool[i]`; members not in `pool` are ignored).
+pub fn position_mask(set: &[usize], pool: &[usize]) -> u64 {
+    set.iter()
+        .filter_map(|p| pool.iter().position(|q| q == p))
+        .fold(0u64, |m, i| m | 1 << i)
+}
+
 /// The columns used by any of `sets`, ascending (Ca(j) of Algorithm 3, §4.3).
 pub fn parent_set_union(sets: &[Vec<usize>]) -> Vec<usize> {
     let mut u: Vec<usize> = sets.iter().flatten().copied().collect();

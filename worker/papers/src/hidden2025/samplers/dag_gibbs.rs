@@ -14,8 +14,8 @@ use rand::RngExt;
 use statrs::function::gamma::ln_gamma;
 
 use super::edges::TableCache;
-use super::node_t::{NodeT, node_summaries};
-use super::{Defect, parent_set_label};
+use super::node_t::{AdaptWindow, NodeT, node_summaries};
+use super::{Defect, parent_set_label, resolve_params, visit_counts};
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::DiscreteData;
@@ -116,9 +116,8 @@ pub struct DagGibbsSampler {
     parents: Vec<u64>,
     nodes_t: Vec<NodeT>,
     log_post: f64,
-    adapting: bool,
-    adapt_until: Option<u64>,
-    iteration: u64,
+    /// When ε adapts, and the iterations done.
+    window: AdaptWindow,
     n_accum: u64,
     edge_sum: Vec<f64>,
     dag_counts: HashMap<Vec<u64>, u64>,
@@ -135,9 +134,7 @@ impl DagGibbsSampler {
         params: &Params,
         rng: &mut ChainRng,
     ) -> Result<Self, SamplerError> {
-        let input = |e: crate::params::ParamError| SamplerError::Input(e.to_string());
-        params.check("params").map_err(input)?;
-        let cfg = params.resolve("params", data).map_err(input)?;
+        let cfg = resolve_params(params, data)?;
         let graph = match (&cfg.graph, cfg.method) {
             (Some(g), Method::Dag) => g.clone(),
             _ => {
@@ -174,9 +171,7 @@ impl DagGibbsSampler {
             parents: vec![0; p],
             nodes_t,
             log_post: 0.0,
-            adapting: cfg.adapt.is_some(),
-            adapt_until: None,
-            iteration: 0,
+            window: AdaptWindow::new(cfg.adapt.is_some()),
             n_accum: 0,
             edge_sum: vec![0.0; p * p],
             dag_counts: HashMap::new(),
@@ -295,7 +290,7 @@ impl DagGibbsSampler {
     pub fn update_t(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
         for j in 0..self.graph.nodes.len() {
             let table = self.caches[j].table(&self.data, self.masks[j]);
-            self.nodes_t[j].update(table, rng, self.defect, self.adapting, self.iteration)?;
+            self.nodes_t[j].update(table, rng, self.defect, &self.window)?;
         }
         Ok(())
     }
@@ -335,7 +330,7 @@ impl DagGibbsSampler {
 
 impl Sampler for DagGibbsSampler {
     fn begin(&mut self, spec: &RunSpec) {
-        self.adapt_until = Some(spec.burn_in);
+        self.window.begin(spec.burn_in);
     }
 
     fn trace_names(&self) -> Vec<String> {
@@ -350,12 +345,10 @@ impl Sampler for DagGibbsSampler {
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
-        if let Some(b) = self.adapt_until {
-            self.adapting = self.cfg.adapt.is_some() && self.iteration < b;
-        }
+        self.window.start_step();
         self.update_t(rng)?;
         self.update_structure(rng);
-        self.iteration += 1;
+        self.window.iteration += 1;
         self.log_post = self.compute_log_posterior();
         if !self.log_post.is_finite() {
             return Err(SamplerError::Numerical(format!(
@@ -392,9 +385,7 @@ impl Sampler for DagGibbsSampler {
     }
 
     fn accumulate(&mut self) {
-        if self.adapt_until.is_none() {
-            self.adapting = false;
-        }
+        self.window.accumulate();
         self.n_accum += 1;
         let p = self.graph.nodes.len();
         for j in 0..p {
@@ -455,17 +446,7 @@ pub(crate) fn dag_counts_matrix(
         })
         .collect();
     rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0)));
-    let mut m = Matrix::new(
-        "dags",
-        rows.len(),
-        2,
-        rows.iter()
-            .flat_map(|r| [r.2 as f64, r.2 as f64 / n])
-            .collect(),
-    );
-    m.row_names = rows.into_iter().map(|r| r.0).collect();
-    m.col_names = vec!["count".into(), "frequency".into()];
-    m
+    visit_counts("dags", rows.into_iter().map(|r| (r.0, r.2)).collect(), n)
 }
 
 /// Parent-set labels of one node (for callers that report a node's parents from a mask).
@@ -482,23 +463,8 @@ pub fn node_parents_label(data: &DiscreteData, nodes: &[usize], mask: u64) -> St
 mod tests {
     use super::*;
     use crate::chain::run_chain;
+    use crate::hidden2025::samplers::tests::data;
     use crate::seed::chain_rng;
-
-    fn data() -> DiscreteData {
-        DiscreteData::labelled(
-            &[
-                ("A", &["a0", "a1"]),
-                ("B", &["b0", "b1", "b2"]),
-                ("C", &["no", "yes"]),
-            ],
-            vec![
-                vec![0, 1, 0, 1, 0, 0, 1, 1],
-                vec![2, 2, 0, 1, 2, 0, 1, 0],
-                vec![1, 0, 0, 1, 1, 1, 0, 1],
-            ],
-        )
-        .expect("data")
-    }
 
     #[test]
     fn structure_samplers_record_traces_and_summaries() {

@@ -3,10 +3,10 @@
 //! candidate contributes the same factor to each and cancels, so only the nodes whose parent
 //! sets differ carry t_j (Algorithm 1); their tables are built once, when the sampler is built.
 
-use super::Defect;
 use super::dag_gibbs::dag_label;
-use super::node_t::{NodeT, node_summaries};
+use super::node_t::{AdaptWindow, NodeT, node_summaries};
 use super::parent_sets::categorical;
+use super::{Defect, resolve_params};
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
@@ -34,9 +34,8 @@ pub struct DagSampler {
     current: usize,
     nodes_t: Vec<NodeT>,
     log_post: f64,
-    adapting: bool,
-    adapt_until: Option<u64>,
-    iteration: u64,
+    /// When ε adapts, and the iterations done.
+    window: AdaptWindow,
     n_accum: u64,
     counts: Vec<u64>,
     defect: Option<Defect>,
@@ -52,9 +51,7 @@ impl DagSampler {
         params: &Params,
         rng: &mut ChainRng,
     ) -> Result<Self, SamplerError> {
-        let input = |e: crate::params::ParamError| SamplerError::Input(e.to_string());
-        params.check("params").map_err(input)?;
-        let cfg = params.resolve("params", data).map_err(input)?;
+        let cfg = resolve_params(params, data)?;
         let graph = match (&cfg.graph, cfg.method) {
             (Some(g), Method::Dags) => g.clone(),
             _ => {
@@ -78,19 +75,7 @@ impl DagSampler {
                     .collect()
             })
             .collect();
-        let masks: Vec<Vec<u64>> = graph
-            .dags
-            .iter()
-            .map(|dag| {
-                dag.iter()
-                    .map(|pa| {
-                        pa.iter()
-                            .filter_map(|p| graph.nodes.iter().position(|q| q == p))
-                            .fold(0u64, |m, i| m | 1 << i)
-                    })
-                    .collect()
-            })
-            .collect();
+        let masks = graph.dag_masks();
         let edges = |m: usize| masks[m].iter().map(|x| x.count_ones()).sum::<u32>();
         let log_prior: Vec<f64> = cfg.prior.iter().map(|p| p.ln()).collect();
         let eligible: Vec<usize> = (0..masks.len()).filter(|&m| cfg.prior[m] > 0.0).collect();
@@ -125,9 +110,7 @@ impl DagSampler {
             current,
             nodes_t,
             log_post: 0.0,
-            adapting: cfg.adapt.is_some(),
-            adapt_until: None,
-            iteration: 0,
+            window: AdaptWindow::new(cfg.adapt.is_some()),
             n_accum: 0,
             defect: None,
             graph,
@@ -218,8 +201,7 @@ impl DagSampler {
                 &self.tables[self.current][v],
                 rng,
                 self.defect,
-                self.adapting,
-                self.iteration,
+                &self.window,
             )?;
         }
         Ok(())
@@ -256,7 +238,7 @@ impl DagSampler {
 
 impl Sampler for DagSampler {
     fn begin(&mut self, spec: &RunSpec) {
-        self.adapt_until = Some(spec.burn_in);
+        self.window.begin(spec.burn_in);
     }
 
     fn trace_names(&self) -> Vec<String> {
@@ -272,12 +254,10 @@ impl Sampler for DagSampler {
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
-        if let Some(b) = self.adapt_until {
-            self.adapting = self.cfg.adapt.is_some() && self.iteration < b;
-        }
+        self.window.start_step();
         self.update_t(rng)?;
         self.update_structure(rng);
-        self.iteration += 1;
+        self.window.iteration += 1;
         self.log_post = self.compute_log_posterior();
         if !self.log_post.is_finite() {
             return Err(SamplerError::Numerical(format!(
@@ -317,9 +297,7 @@ impl Sampler for DagSampler {
     }
 
     fn accumulate(&mut self) {
-        if self.adapt_until.is_none() {
-            self.adapting = false;
-        }
+        self.window.accumulate();
         self.n_accum += 1;
         for node in &mut self.nodes_t {
             node.accumulate();

@@ -10,14 +10,18 @@
 
 use statrs::function::gamma::digamma;
 
-use super::{PoolConfigs, parent_set_label};
+use super::{
+    PoolConfigs, edge_probabilities, parent_set_label, predictive_summaries, resolve_params,
+};
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
 use crate::hidden2025::equations::{
     log_edge_prior, log_marginal_likelihood, log_prior_t, predictive, trigamma,
 };
-use crate::hidden2025::params::{MAX_EXACT_K, Method, Params, Resolved, parent_set_union};
+use crate::hidden2025::params::{
+    MAX_EXACT_K, Method, Params, Resolved, parent_set_union, position_mask,
+};
 use crate::math::log_sum_exp;
 use crate::seed::ChainRng;
 
@@ -298,11 +302,7 @@ pub fn exact_posterior(
             let masks = cfg
                 .parent_sets
                 .iter()
-                .map(|set| {
-                    set.iter()
-                        .filter_map(|p| pool.iter().position(|q| q == p))
-                        .fold(0u64, |m, i| m | 1 << i)
-                })
+                .map(|set| position_mask(set, &pool))
                 .collect();
             (pool, masks)
         }
@@ -501,12 +501,7 @@ impl ExactSampler {
     /// Resolve `params` (method `exact`) against `data`. Errors: [`SamplerError::Input`] with the
     /// parameter's path.
     pub fn new(data: &DiscreteData, params: &Params) -> Result<Self, SamplerError> {
-        params
-            .check("params")
-            .map_err(|e| SamplerError::Input(e.to_string()))?;
-        let cfg = params
-            .resolve("params", data)
-            .map_err(|e| SamplerError::Input(e.to_string()))?;
+        let cfg = resolve_params(params, data)?;
         if cfg.method != Method::Exact {
             return Err(SamplerError::Input(
                 "params.method: ExactSampler needs method exact".into(),
@@ -567,34 +562,16 @@ impl Sampler for ExactSampler {
         sets.col_names = vec!["log_evidence".into(), "probability".into()];
         let mut out = vec![t, sets];
         if self.cfg.parents.is_none() {
-            let mut e = Matrix::new(
-                "edge_probabilities",
-                r.pool.len(),
-                1,
-                r.edge_probabilities.clone(),
-            );
-            e.row_names = r.pool.iter().map(|&p| self.data.names[p].clone()).collect();
-            e.col_names = vec!["probability".into()];
-            out.push(e);
+            let e = r.edge_probabilities.clone();
+            out.push(edge_probabilities(&self.data, &r.pool, e));
         }
-        let rows = r.pool_codes.len();
-        let mut p = Matrix::new("predictive", rows, k, r.predictive.clone());
-        p.row_names = r
-            .pool_codes
-            .iter()
-            .map(|&c| self.data.config_label(&r.pool, c))
-            .collect();
-        p.col_names = levels;
-        let pool_table = self.data.table(self.cfg.node, &r.pool);
-        let mut n = Matrix::new(
-            "predictive_n",
-            rows,
-            1,
-            pool_table.totals.iter().map(|&t| t as f64).collect(),
-        );
-        n.row_names = p.row_names.clone();
-        out.push(p);
-        out.push(n);
+        out.extend(predictive_summaries(
+            &self.data,
+            self.cfg.node,
+            &r.pool,
+            &r.pool_codes,
+            r.predictive.clone(),
+        ));
         out
     }
 }

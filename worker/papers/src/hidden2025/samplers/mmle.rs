@@ -25,12 +25,7 @@ impl MmleSampler {
     /// Resolve `params` (method `mmle`, with `parents` and `beta`) against `data`. Errors:
     /// [`SamplerError::Input`] with the parameter's path.
     pub fn new(data: &DiscreteData, params: &Params) -> Result<Self, SamplerError> {
-        params
-            .check("params")
-            .map_err(|e| SamplerError::Input(e.to_string()))?;
-        let cfg = params
-            .resolve("params", data)
-            .map_err(|e| SamplerError::Input(e.to_string()))?;
+        let cfg = super::resolve_params(params, data)?;
         let rule = params
             .beta
             .ok_or_else(|| SamplerError::Input("params.beta: method mmle needs `beta`".into()))?;

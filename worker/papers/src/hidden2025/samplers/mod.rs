@@ -31,11 +31,11 @@ use std::collections::HashMap;
 use rand::RngExt;
 
 use self::edges::edge_sweep;
-use self::mala::{draw_log_u_impl, mala_step_impl};
+use self::node_t::{AdaptWindow, NodeT};
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
-use crate::hidden2025::datasets::DiscreteData;
-use crate::hidden2025::equations::{HConditional, log_posterior, predictive};
+use crate::hidden2025::datasets::{DiscreteData, ParentTable};
+use crate::hidden2025::equations::{log_posterior, predictive};
 use crate::hidden2025::params::{Init, Method, Params, Resolved};
 use crate::seed::ChainRng;
 
@@ -108,6 +108,89 @@ impl PoolConfigs {
         }
         code
     }
+
+    /// eq 14's summand: add eq 6's PMF at `t` of each pool configuration that `table` (the
+    /// node's table under `parents`) has occupied to `sums` (configurations × k_j, row-major).
+    pub fn accumulate_predictive(
+        &self,
+        data: &DiscreteData,
+        parents: &[usize],
+        table: &ParentTable,
+        t: &[f64],
+        sums: &mut [f64],
+    ) {
+        let k = t.len();
+        for (r, &row) in self.rows.iter().enumerate() {
+            let code = Self::code_of(data, parents, row);
+            if let Ok(c) = table.configs.binary_search(&code) {
+                let p = predictive(t, table.row(c));
+                for (a, b) in sums[r * k..(r + 1) * k].iter_mut().zip(&p) {
+                    *a += b;
+                }
+            }
+        }
+    }
+}
+
+/// Check `params` and resolve them against `data` (every sampler's first step). Errors:
+/// [`SamplerError::Input`] with the parameter's path.
+pub(crate) fn resolve_params(
+    params: &Params,
+    data: &DiscreteData,
+) -> Result<Resolved, SamplerError> {
+    let input = |e: crate::params::ParamError| SamplerError::Input(e.to_string());
+    params.check("params").map_err(input)?;
+    params.resolve("params", data).map_err(input)
+}
+
+/// The summaries `predictive` (eq 14: the pool's occupied configurations `codes` × k_j,
+/// `values` row-major, columns the node's levels) and `predictive_n` (their counts n_c, × 1),
+/// rows named by the configurations' labels.
+pub(crate) fn predictive_summaries(
+    data: &DiscreteData,
+    node: usize,
+    pool: &[usize],
+    codes: &[u64],
+    values: Vec<f64>,
+) -> [Matrix; 2] {
+    let levels = &data.levels[node];
+    let mut m = Matrix::new("predictive", codes.len(), levels.len(), values);
+    m.row_names = codes.iter().map(|&c| data.config_label(pool, c)).collect();
+    m.col_names = levels.clone();
+    let pool_table = data.table(node, pool);
+    let mut nm = Matrix::new(
+        "predictive_n",
+        codes.len(),
+        1,
+        pool_table.totals.iter().map(|&t| t as f64).collect(),
+    );
+    nm.row_names = m.row_names.clone();
+    [m, nm]
+}
+
+/// The summary `edge_probabilities`: one row per column of `pool` (named), one column
+/// `probability`.
+pub(crate) fn edge_probabilities(data: &DiscreteData, pool: &[usize], values: Vec<f64>) -> Matrix {
+    let mut m = Matrix::new("edge_probabilities", pool.len(), 1, values);
+    m.row_names = pool.iter().map(|&p| data.names[p].clone()).collect();
+    m.col_names = vec!["probability".into()];
+    m
+}
+
+/// A summary of visited structures: `rows` (label, visits) in the given order × [count,
+/// frequency] over `n` accumulated iterations.
+pub(crate) fn visit_counts(name: &str, rows: Vec<(String, u64)>, n: f64) -> Matrix {
+    let mut m = Matrix::new(
+        name,
+        rows.len(),
+        2,
+        rows.iter()
+            .flat_map(|r| [r.1 as f64, r.1 as f64 / n])
+            .collect(),
+    );
+    m.row_names = rows.into_iter().map(|r| r.0).collect();
+    m.col_names = vec!["count".into(), "frequency".into()];
+    m
 }
 
 /// One chain of Algorithm 1 (`method: mala`) or Algorithms 1 + 2 (`method: edges`) for one node.
@@ -125,20 +208,16 @@ pub struct HiddenSampler {
     cache: TableCache,
     /// Current parent set as a bit mask over the pool.
     mask: u64,
-    t: Vec<f64>,
-    eps: Vec<f64>,
+    /// t_j, its step sizes, acceptance record and post-burn-in sums.
+    node: NodeT,
     log_u: Vec<f64>,
-    accepted: Vec<bool>,
     log_post: f64,
     pool_configs: PoolConfigs,
     // adaptation
-    adapting: bool,
-    adapt_until: Option<u64>,
-    iteration: u64,
+    /// When ε adapts, and the iterations done.
+    window: AdaptWindow,
     // accumulators (post burn-in)
     n_accum: u64,
-    t_sum: Vec<f64>,
-    accept_sum: Vec<f64>,
     z_sum: Vec<f64>,
     set_counts: HashMap<u64, u64>,
     pred_sum: Vec<f64>,
@@ -155,12 +234,7 @@ impl HiddenSampler {
         params: &Params,
         rng: &mut ChainRng,
     ) -> Result<Self, SamplerError> {
-        params
-            .check("params")
-            .map_err(|e| SamplerError::Input(e.to_string()))?;
-        let cfg = params
-            .resolve("params", data)
-            .map_err(|e| SamplerError::Input(e.to_string()))?;
+        let cfg = resolve_params(params, data)?;
         Self::from_resolved(data.clone(), cfg, rng)
     }
 
@@ -216,18 +290,18 @@ impl HiddenSampler {
         let mut s = HiddenSampler {
             cache: TableCache::new(cfg.node, pool),
             mask,
-            t: cfg.t0.clone(),
-            eps: cfg.step_sizes.clone(),
+            node: NodeT::new(
+                cfg.shape,
+                cfg.rate,
+                cfg.t0.clone(),
+                cfg.step_sizes.clone(),
+                cfg.adapt,
+            ),
             log_u: Vec::new(),
-            accepted: vec![false; k],
             log_post: 0.0,
             pool_configs,
-            adapting: cfg.adapt.is_some(),
-            adapt_until: None,
-            iteration: 0,
+            window: AdaptWindow::new(cfg.adapt.is_some()),
             n_accum: 0,
-            t_sum: vec![0.0; k],
-            accept_sum: vec![0.0; k],
             z_sum: vec![0.0; m],
             set_counts: HashMap::new(),
             pred_sum: vec![0.0; n_pool * k],
@@ -253,12 +327,12 @@ impl HiddenSampler {
 
     /// Current t_j.
     pub fn t(&self) -> &[f64] {
-        &self.t
+        &self.node.t
     }
 
     /// Current step sizes ε_j.
     pub fn step_sizes(&self) -> &[f64] {
-        &self.eps
+        &self.node.eps
     }
 
     /// Current parent set (column indices, pool order).
@@ -278,7 +352,7 @@ impl HiddenSampler {
 
     /// The last step's acceptance indicators, one per category.
     pub fn accepted(&self) -> &[bool] {
-        &self.accepted
+        &self.node.accepted
     }
 
     /// Current supplement-B log posterior.
@@ -303,7 +377,7 @@ impl HiddenSampler {
             }
             self.mask = m;
         }
-        self.t = t.to_vec();
+        self.node.t = t.to_vec();
         self.log_post = self.compute_log_posterior();
         Ok(())
     }
@@ -329,33 +403,14 @@ impl HiddenSampler {
             (ones, self.cache.pool.len() - ones, self.cfg.c, self.cfg.d)
         });
         let table = self.cache.table(&self.data, self.mask);
-        log_posterior(table, &self.t, self.cfg.shape, self.cfg.rate, edges)
+        log_posterior(table, &self.node.t, self.cfg.shape, self.cfg.rate, edges)
     }
 
     /// Algorithm 1: draw u_j for each occupied configuration, then one MALA step per category
     /// in order (adapting ε during burn-in if asked).
     pub fn update_t(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
-        let beta: f64 = self.t.iter().sum();
         let table = self.cache.table(&self.data, self.mask);
-        self.log_u = draw_log_u_impl(table, beta, rng, self.defect)?;
-        let adapt = self.cfg.adapt.filter(|_| self.adapting);
-        for x in 0..self.cfg.k {
-            let h = HConditional::new(table, x, &self.log_u, self.cfg.shape, self.cfg.rate);
-            let (t_new, acc) = mala_step_impl(&h, self.t[x], self.eps[x], rng, self.defect);
-            if !t_new.is_finite() {
-                return Err(SamplerError::Numerical(format!("t_{x} = {t_new}")));
-            }
-            self.t[x] = t_new;
-            self.accepted[x] = acc;
-            if let Some(a) = adapt {
-                let gain = ((self.iteration + 1) as f64).powf(-a.decay);
-                let target = a.target;
-                let acc_f = if acc { 1.0 } else { 0.0 };
-                self.eps[x] = (self.eps[x].ln() + gain * (acc_f - target))
-                    .exp()
-                    .clamp(1e-8, 1e8);
-            }
-        }
+        self.log_u = self.node.update(table, rng, self.defect, &self.window)?;
         Ok(())
     }
 
@@ -366,7 +421,7 @@ impl HiddenSampler {
                 &mut self.cache,
                 &self.data,
                 self.mask,
-                &self.t,
+                &self.node.t,
                 (self.cfg.c, self.cfg.d),
                 rng,
                 self.defect,
@@ -378,7 +433,7 @@ impl HiddenSampler {
 impl Sampler for HiddenSampler {
     /// Adaptation (if `adapt` is set) runs during the first `spec.burn_in` iterations exactly.
     fn begin(&mut self, spec: &crate::chain::RunSpec) {
-        self.adapt_until = Some(spec.burn_in);
+        self.window.begin(spec.burn_in);
     }
 
     fn trace_names(&self) -> Vec<String> {
@@ -391,17 +446,15 @@ impl Sampler for HiddenSampler {
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
-        if let Some(b) = self.adapt_until {
-            self.adapting = self.cfg.adapt.is_some() && self.iteration < b;
-        }
+        self.window.start_step();
         self.update_t(rng)?;
         self.update_edges(rng);
-        self.iteration += 1;
+        self.window.iteration += 1;
         self.log_post = self.compute_log_posterior();
         if !self.log_post.is_finite() {
             return Err(SamplerError::Numerical(format!(
                 "log_posterior = {} at t = {:?}",
-                self.log_post, self.t
+                self.log_post, self.node.t
             )));
         }
         Ok(())
@@ -410,7 +463,7 @@ impl Sampler for HiddenSampler {
     fn record(&self, row: &mut Vec<f64>) {
         row.push(self.log_post);
         row.push(self.mask.count_ones() as f64);
-        row.extend_from_slice(&self.t);
+        row.extend_from_slice(&self.node.t);
         if self.cfg.method == Method::Edges {
             row.extend((0..self.cache.pool.len()).map(|i| (self.mask >> i & 1) as f64));
         }
@@ -421,114 +474,62 @@ impl Sampler for HiddenSampler {
     }
 
     fn record_stats(&self, row: &mut Vec<f64>) {
-        row.extend(self.accepted.iter().map(|&a| if a { 1.0 } else { 0.0 }));
+        row.extend(
+            self.node
+                .accepted
+                .iter()
+                .map(|&a| if a { 1.0 } else { 0.0 }),
+        );
     }
 
     fn accumulate(&mut self) {
-        if self.adapt_until.is_none() {
-            self.adapting = false;
-        }
+        self.window.accumulate();
         self.n_accum += 1;
-        for x in 0..self.cfg.k {
-            self.t_sum[x] += self.t[x];
-            self.accept_sum[x] += if self.accepted[x] { 1.0 } else { 0.0 };
-        }
+        self.node.accumulate();
         for (i, z) in self.z_sum.iter_mut().enumerate() {
             *z += (self.mask >> i & 1) as f64;
         }
         *self.set_counts.entry(self.mask).or_insert(0) += 1;
         // eq 14: the summand of eq 6 for each occupied configuration of the pool.
         let parents = self.cache.parents(self.mask);
-        let k = self.cfg.k;
         let table = self.cache.table(&self.data, self.mask);
-        for (r, &row) in self.pool_configs.rows.iter().enumerate() {
-            let code = PoolConfigs::code_of(&self.data, &parents, row);
-            if let Ok(c) = table.configs.binary_search(&code) {
-                let p = predictive(&self.t, table.row(c));
-                for (a, b) in self.pred_sum[r * k..(r + 1) * k].iter_mut().zip(&p) {
-                    *a += b;
-                }
-            }
-        }
+        self.pool_configs.accumulate_predictive(
+            &self.data,
+            &parents,
+            table,
+            &self.node.t,
+            &mut self.pred_sum,
+        );
     }
 
     fn summary(&self) -> Vec<Matrix> {
-        let k = self.cfg.k;
         let n = self.n_accum.max(1) as f64;
-        let levels = self.data.levels[self.cfg.node].clone();
-        let row_k = |name: &str, v: Vec<f64>| {
-            let mut m = Matrix::new(name, 1, k, v);
-            m.col_names = levels.clone();
-            m
-        };
-        let mut out = vec![
-            row_k("t_mean", self.t_sum.iter().map(|s| s / n).collect()),
-            row_k(
-                "acceptance",
-                self.accept_sum.iter().map(|s| s / n).collect(),
-            ),
-            row_k("step_sizes", self.eps.clone()),
-        ];
+        let mut out = self.node.summaries(&self.data.levels[self.cfg.node], n);
         let mut sets: Vec<(&u64, &u64)> = self.set_counts.iter().collect();
         sets.sort_by(|a, b| {
             b.1.cmp(a.1)
                 .then(a.0.count_ones().cmp(&b.0.count_ones()))
                 .then(a.0.reverse_bits().cmp(&b.0.reverse_bits()))
         });
-        let mut m = Matrix::new(
-            "parent_sets",
-            sets.len(),
-            2,
-            sets.iter()
-                .flat_map(|(_, c)| [**c as f64, **c as f64 / n])
-                .collect(),
-        );
-        m.row_names = sets
+        let rows = sets
             .iter()
-            .map(|(mask, _)| parent_set_label(&self.data, &self.cache.parents(**mask)))
+            .map(|(mask, c)| {
+                let label = parent_set_label(&self.data, &self.cache.parents(**mask));
+                (label, **c)
+            })
             .collect();
-        m.col_names = vec!["count".into(), "frequency".into()];
-        out.push(m);
+        out.push(visit_counts("parent_sets", rows, n));
         if self.cfg.method == Method::Edges {
-            let mut m = Matrix::new(
-                "edge_probabilities",
-                self.z_sum.len(),
-                1,
-                self.z_sum.iter().map(|s| s / n).collect(),
-            );
-            m.row_names = self
-                .cache
-                .pool
-                .iter()
-                .map(|&p| self.data.names[p].clone())
-                .collect();
-            m.col_names = vec!["probability".into()];
-            out.push(m);
+            let z = self.z_sum.iter().map(|s| s / n).collect();
+            out.push(edge_probabilities(&self.data, &self.cache.pool, z));
         }
-        let r = self.pool_configs.codes.len();
-        let mut m = Matrix::new(
-            "predictive",
-            r,
-            k,
+        out.extend(predictive_summaries(
+            &self.data,
+            self.cfg.node,
+            &self.cache.pool,
+            &self.pool_configs.codes,
             self.pred_sum.iter().map(|s| s / n).collect(),
-        );
-        m.row_names = self
-            .pool_configs
-            .codes
-            .iter()
-            .map(|&c| self.data.config_label(&self.cache.pool, c))
-            .collect();
-        m.col_names = levels;
-        let pool_table = self.data.table(self.cfg.node, &self.cache.pool);
-        let mut nm = Matrix::new(
-            "predictive_n",
-            r,
-            1,
-            pool_table.totals.iter().map(|&t| t as f64).collect(),
-        );
-        nm.row_names = m.row_names.clone();
-        out.push(m);
-        out.push(nm);
+        ));
         out
     }
 }
@@ -539,7 +540,8 @@ mod tests {
     use crate::chain::{RunSpec, run_chain};
     use crate::seed::chain_rng;
 
-    fn data() -> DiscreteData {
+    /// A (2 levels), B (3), C (2); n = 8 (also the structure samplers' unit-test data).
+    pub(super) fn data() -> DiscreteData {
         DiscreteData::labelled(
             &[
                 ("A", &["a0", "a1"]),

@@ -12,6 +12,51 @@ use crate::hidden2025::equations::HConditional;
 use crate::hidden2025::params::Adapt;
 use crate::seed::ChainRng;
 
+/// When the step sizes adapt (the same rule in every sampler): if `adapt` is set, during the
+/// first `burn_in` iterations of a run once [`AdaptWindow::begin`] has been called (by
+/// `Sampler::begin`); stepped without it, until the first post-burn-in `accumulate`.
+#[derive(Debug, Clone)]
+pub(crate) struct AdaptWindow {
+    /// `adapt` is set.
+    enabled: bool,
+    /// Adapt in the current step.
+    pub adapting: bool,
+    /// The burn-in given by `begin`.
+    until: Option<u64>,
+    /// Iterations done.
+    pub iteration: u64,
+}
+
+impl AdaptWindow {
+    pub fn new(enabled: bool) -> Self {
+        AdaptWindow {
+            enabled,
+            adapting: enabled,
+            until: None,
+            iteration: 0,
+        }
+    }
+
+    /// `Sampler::begin`: adapt during the first `burn_in` iterations.
+    pub fn begin(&mut self, burn_in: u64) {
+        self.until = Some(burn_in);
+    }
+
+    /// Before each step: whether this one adapts.
+    pub fn start_step(&mut self) {
+        if let Some(b) = self.until {
+            self.adapting = self.enabled && self.iteration < b;
+        }
+    }
+
+    /// `Sampler::accumulate` (past burn-in): without `begin`, stop adapting.
+    pub fn accumulate(&mut self) {
+        if self.until.is_none() {
+            self.adapting = false;
+        }
+    }
+}
+
 /// t_j of one node with its step sizes and acceptance record.
 #[derive(Debug, Clone)]
 pub(crate) struct NodeT {
@@ -46,18 +91,18 @@ impl NodeT {
 
     /// Algorithm 1 given `table` (the node's current parent set): u_j ~ Beta(β_j, n_c) per
     /// occupied configuration, then one MALA step per category in order; adapts log ε by
-    /// Robbins–Monro (gain (iteration + 1)^(−decay)) when `adapting`.
+    /// Robbins–Monro (gain (iteration + 1)^(−decay)) when `window` says so. Returns the log u_j
+    /// drawn (one per occupied configuration).
     pub fn update(
         &mut self,
         table: &ParentTable,
         rng: &mut ChainRng,
         defect: Option<Defect>,
-        adapting: bool,
-        iteration: u64,
-    ) -> Result<(), SamplerError> {
+        window: &AdaptWindow,
+    ) -> Result<Vec<f64>, SamplerError> {
         let beta: f64 = self.t.iter().sum();
         let log_u = draw_log_u_impl(table, beta, rng, defect)?;
-        let adapt = self.adapt.filter(|_| adapting);
+        let adapt = self.adapt.filter(|_| window.adapting);
         for x in 0..self.t.len() {
             let h = HConditional::new(table, x, &log_u, self.shape, self.rate);
             let (t_new, acc) = mala_step_impl(&h, self.t[x], self.eps[x], rng, defect);
@@ -67,14 +112,14 @@ impl NodeT {
             self.t[x] = t_new;
             self.accepted[x] = acc;
             if let Some(a) = adapt {
-                let gain = ((iteration + 1) as f64).powf(-a.decay);
+                let gain = ((window.iteration + 1) as f64).powf(-a.decay);
                 let acc_f = if acc { 1.0 } else { 0.0 };
                 self.eps[x] = (self.eps[x].ln() + gain * (acc_f - a.target))
                     .exp()
                     .clamp(1e-8, 1e8);
             }
         }
-        Ok(())
+        Ok(log_u)
     }
 
     /// Supplement B's prior kernel of t_j: Σ_x [−b t_x + (ρ/k − 1) log t_x].
@@ -91,6 +136,22 @@ impl NodeT {
             self.t_sum[x] += self.t[x];
             self.accept_sum[x] += if self.accepted[x] { 1.0 } else { 0.0 };
         }
+    }
+
+    /// The single-node summaries `t_mean`, `acceptance` (over `n` accumulated iterations) and
+    /// `step_sizes`, each 1 × k_j with the node's `levels` as column names.
+    pub fn summaries(&self, levels: &[String], n: f64) -> Vec<Matrix> {
+        let (t_mean, acceptance) = self.means(n);
+        let row = |name: &str, v: Vec<f64>| {
+            let mut m = Matrix::new(name, 1, v.len(), v);
+            m.col_names = levels.to_vec();
+            m
+        };
+        vec![
+            row("t_mean", t_mean),
+            row("acceptance", acceptance),
+            row("step_sizes", self.eps.clone()),
+        ]
     }
 
     /// Posterior mean of t_j and acceptance rate over `n` accumulated iterations.

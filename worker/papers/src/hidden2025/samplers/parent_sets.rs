@@ -4,12 +4,14 @@
 
 use rand::RngExt;
 
-use super::node_t::NodeT;
-use super::{Defect, PoolConfigs, parent_set_label};
+use super::node_t::{AdaptWindow, NodeT};
+use super::{
+    Defect, PoolConfigs, edge_probabilities, parent_set_label, predictive_summaries, resolve_params,
+};
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
-use crate::hidden2025::equations::{log_marginal_likelihood, predictive};
+use crate::hidden2025::equations::log_marginal_likelihood;
 use crate::hidden2025::params::{Init, Method, Params, Resolved, parent_set_union};
 use crate::math::log_sum_exp;
 use crate::seed::ChainRng;
@@ -86,9 +88,8 @@ pub struct ParentSetSampler {
     pool: Vec<usize>,
     pool_configs: PoolConfigs,
     log_post: f64,
-    adapting: bool,
-    adapt_until: Option<u64>,
-    iteration: u64,
+    /// When ε adapts, and the iterations done.
+    window: AdaptWindow,
     n_accum: u64,
     counts: Vec<u64>,
     pred_sum: Vec<f64>,
@@ -105,9 +106,7 @@ impl ParentSetSampler {
         params: &Params,
         rng: &mut ChainRng,
     ) -> Result<Self, SamplerError> {
-        let input = |e: crate::params::ParamError| SamplerError::Input(e.to_string());
-        params.check("params").map_err(input)?;
-        let cfg = params.resolve("params", data).map_err(input)?;
+        let cfg = resolve_params(params, data)?;
         if cfg.method != Method::ParentSets {
             return Err(SamplerError::Input(
                 "params.method: ParentSetSampler needs method parent_sets".into(),
@@ -146,7 +145,7 @@ impl ParentSetSampler {
         let mut s = ParentSetSampler {
             counts: vec![0; sets.len()],
             pred_sum: vec![0.0; pool_configs.codes.len() * cfg.k],
-            adapting: cfg.adapt.is_some(),
+            window: AdaptWindow::new(cfg.adapt.is_some()),
             data: data.clone(),
             sets,
             tables,
@@ -156,8 +155,6 @@ impl ParentSetSampler {
             pool,
             pool_configs,
             log_post: 0.0,
-            adapt_until: None,
-            iteration: 0,
             n_accum: 0,
             defect: None,
             cfg,
@@ -228,13 +225,9 @@ impl ParentSetSampler {
 
     /// Algorithm 1 given the current parent set.
     pub fn update_t(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
-        self.node.update(
-            &self.tables[self.current],
-            rng,
-            self.defect,
-            self.adapting,
-            self.iteration,
-        )
+        self.node
+            .update(&self.tables[self.current], rng, self.defect, &self.window)?;
+        Ok(())
     }
 
     /// Algorithm 3 given the current t_j.
@@ -255,7 +248,7 @@ impl ParentSetSampler {
 
 impl Sampler for ParentSetSampler {
     fn begin(&mut self, spec: &RunSpec) {
-        self.adapt_until = Some(spec.burn_in);
+        self.window.begin(spec.burn_in);
     }
 
     fn trace_names(&self) -> Vec<String> {
@@ -269,12 +262,10 @@ impl Sampler for ParentSetSampler {
     }
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
-        if let Some(b) = self.adapt_until {
-            self.adapting = self.cfg.adapt.is_some() && self.iteration < b;
-        }
+        self.window.start_step();
         self.update_t(rng)?;
         self.update_structure(rng);
-        self.iteration += 1;
+        self.window.iteration += 1;
         self.log_post = self.compute_log_posterior();
         if !self.log_post.is_finite() {
             return Err(SamplerError::Numerical(format!(
@@ -306,41 +297,22 @@ impl Sampler for ParentSetSampler {
     }
 
     fn accumulate(&mut self) {
-        if self.adapt_until.is_none() {
-            self.adapting = false;
-        }
+        self.window.accumulate();
         self.n_accum += 1;
         self.node.accumulate();
         self.counts[self.current] += 1;
-        let k = self.cfg.k;
-        let parents = &self.sets[self.current];
-        let table = &self.tables[self.current];
-        for (r, &row) in self.pool_configs.rows.iter().enumerate() {
-            let code = PoolConfigs::code_of(&self.data, parents, row);
-            if let Ok(c) = table.configs.binary_search(&code) {
-                let p = predictive(&self.node.t, table.row(c));
-                for (a, b) in self.pred_sum[r * k..(r + 1) * k].iter_mut().zip(&p) {
-                    *a += b;
-                }
-            }
-        }
+        self.pool_configs.accumulate_predictive(
+            &self.data,
+            &self.sets[self.current],
+            &self.tables[self.current],
+            &self.node.t,
+            &mut self.pred_sum,
+        );
     }
 
     fn summary(&self) -> Vec<Matrix> {
-        let k = self.cfg.k;
         let n = self.n_accum.max(1) as f64;
-        let levels = self.data.levels[self.cfg.node].clone();
-        let row_k = |name: &str, v: Vec<f64>| {
-            let mut m = Matrix::new(name, 1, k, v);
-            m.col_names = levels.clone();
-            m
-        };
-        let (t_mean, acceptance) = self.node.means(n);
-        let mut out = vec![
-            row_k("t_mean", t_mean),
-            row_k("acceptance", acceptance),
-            row_k("step_sizes", self.node.eps.clone()),
-        ];
+        let mut out = self.node.summaries(&self.data.levels[self.cfg.node], n);
         let mut sets = Matrix::new(
             "parent_sets",
             self.sets.len(),
@@ -369,38 +341,14 @@ impl Sampler for ParentSetSampler {
                     .sum()
             })
             .collect();
-        let mut e = Matrix::new("edge_probabilities", self.pool.len(), 1, edges);
-        e.row_names = self
-            .pool
-            .iter()
-            .map(|&p| self.data.names[p].clone())
-            .collect();
-        e.col_names = vec!["probability".into()];
-        out.push(e);
-        let r = self.pool_configs.codes.len();
-        let mut m = Matrix::new(
-            "predictive",
-            r,
-            k,
+        out.push(edge_probabilities(&self.data, &self.pool, edges));
+        out.extend(predictive_summaries(
+            &self.data,
+            self.cfg.node,
+            &self.pool,
+            &self.pool_configs.codes,
             self.pred_sum.iter().map(|s| s / n).collect(),
-        );
-        m.row_names = self
-            .pool_configs
-            .codes
-            .iter()
-            .map(|&c| self.data.config_label(&self.pool, c))
-            .collect();
-        m.col_names = levels;
-        let pool_table = self.data.table(self.cfg.node, &self.pool);
-        let mut nm = Matrix::new(
-            "predictive_n",
-            r,
-            1,
-            pool_table.totals.iter().map(|&t| t as f64).collect(),
-        );
-        nm.row_names = m.row_names.clone();
-        out.push(m);
-        out.push(nm);
+        ));
         out
     }
 }
