@@ -232,7 +232,8 @@ fn figure5(
             ("sans-serif", 15).into_font(),
         ))
         .map_err(pe)?;
-        let mut pos = std::collections::HashMap::new();
+        // Ordered: nodes are drawn in iteration order, and a HashMap made the SVG differ run to run.
+        let mut pos = std::collections::BTreeMap::new();
         for (i, &c) in covariates.iter().enumerate() {
             pos.insert(c, (40 + 90 * i as i32 + 20, 60));
         }
