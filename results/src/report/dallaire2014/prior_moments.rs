@@ -21,6 +21,10 @@ const STATS: [&str; 7] = [
     "p_no_jump",
 ];
 
+/// A statistic of the table: the trace scalar it is computed from, the function of each draw,
+/// and its exact value (None when it has no closed form).
+type Statistic = (&'static str, Box<dyn Fn(f64) -> f64>, Option<f64>);
+
 fn param_f64(c: &CellRecord, key: &str) -> f64 {
     c.param(key)
         .and_then(serde_json::Value::as_f64)
@@ -91,7 +95,7 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
         })?;
         let independent = method == "forward";
         let dd = d as f64;
-        let stats: [(&str, Box<dyn Fn(f64) -> f64>, Option<f64>); 7] = [
+        let stats: [Statistic; 7] = [
             ("n_units", Box::new(|x| x), Some(exact.n_units)),
             ("n_edges", Box::new(|x| x), Some(exact.n_edges)),
             ("n_jump_edges", Box::new(|x| x), Some(exact.n_jump_edges)),

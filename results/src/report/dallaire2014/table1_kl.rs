@@ -53,7 +53,7 @@ pub fn table1_kl(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             reported_f64(paper, "kl_2sd"),
         ));
     }
-    rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    rows.sort_by_key(|r| (r.0, r.1));
     let df = df!(
         "dataset" => rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
         "method" => rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>(),

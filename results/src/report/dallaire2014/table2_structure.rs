@@ -52,7 +52,7 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
             ],
         ));
     }
-    rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    rows.sort_by_key(|r| (r.0, r.1));
     let num = |i: usize| rows.iter().map(|r| r.4[i]).collect::<Vec<f64>>();
     let paper = |i: usize| rows.iter().map(|r| r.5[i]).collect::<Vec<Option<f64>>>();
     let df = df!(

@@ -96,7 +96,7 @@ impl Model for Dallaire2014 {
             ));
         }
         if p.observed_map == ObservedMap::Identity
-            && let Some(v) = x.values.iter().find(|v| !(v.abs() < 1.0))
+            && let Some(v) = x.values.iter().find(|v| v.is_nan() || v.abs() >= 1.0)
         {
             return Err(ParamError::new(
                 "params.observed_map",
