@@ -58,7 +58,11 @@ fn dallaire2014_the_test_set_never_changes_the_chain() {
                     kl_differs |= a[r * w + j] != b[r * w + j];
                     continue;
                 }
-                assert_eq!(a[r * w + j], b[r * w + j], "{prior:?} row {r} column {name}");
+                assert_eq!(
+                    a[r * w + j],
+                    b[r * w + j],
+                    "{prior:?} row {r} column {name}"
+                );
                 assert_eq!(
                     a[r * w + j],
                     none[r * (w - 1) + other],
