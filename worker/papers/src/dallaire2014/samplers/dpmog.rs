@@ -29,24 +29,13 @@ use rand::RngExt;
 use rand_distr::{Beta, Distribution, Gamma};
 
 pub use self::niw::{ClusterStats, NiwPrior, StudentT};
+use super::Defect;
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::dallaire2014::evaluation::{FantasyKl, Standardizer};
 use crate::dallaire2014::params::{GammaPrior, Params};
 use crate::data::Matrix;
 use crate::math::sample_log_weights;
 use crate::seed::ChainRng;
-
-/// Deliberately broken kernels of the DP mixture, for negative controls (`testing` feature
-/// only; the convention of `crate::testing`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Defect {
-    /// The predictive scale Ψ_n/v instead of Ψ_n (κ_n + 1)/(κ_n v): the uncertainty of the
-    /// cluster mean is forgotten. Caught by the exact-enumeration test.
-    PredictiveWithoutParameterUncertainty,
-    /// The Escobar–West mixture odds (a + K)/(N(b − ln η)) instead of (a + K − 1)/(N(b − ln η)).
-    /// Caught by the α test.
-    ConcentrationOddsOffByOne,
-}
 
 #[derive(Debug, Clone)]
 struct Cluster {

@@ -31,7 +31,8 @@ use crate::chain::SamplerError;
 use crate::dallaire2014::params::Params;
 use crate::seed::ChainRng;
 
-/// The deliberately broken kernels of this paper (negative controls of issue 17 §6; switched
+/// The deliberately broken kernels of this paper, the network's and the DP mixture's (negative
+/// controls of issue 17 §6; switched
 /// on only through `with_defect`, which exists only with the `testing` feature). The printed
 /// forms of eq 12 and eqs 15–16 are not here: they are `params` (`jump_prior: paper`,
 /// `birth_death: paper`).
@@ -41,6 +42,12 @@ pub enum Defect {
     BirthWithoutJumpTerms,
     /// The MTM of eq 10 without the current value in the denominator.
     MtmWithoutCurrent,
+    /// DP mixture: the predictive scale Ψ_n/v instead of Ψ_n (κ_n + 1)/(κ_n v), the uncertainty
+    /// of the cluster mean forgotten. Caught by the exact-enumeration test.
+    PredictiveWithoutParameterUncertainty,
+    /// DP mixture: the Escobar–West mixture odds (a + K)/(N(b − ln η)) instead of
+    /// (a + K − 1)/(N(b − ln η)). Caught by the concentration test.
+    ConcentrationOddsOffByOne,
 }
 
 /// One MCMC iteration of §4 on a network, in this order (issue 17 §2): (1) the activations of

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 
 use causeway_papers::chain::{RunSpec, run_chain};
 use causeway_papers::dallaire2014::params::Params;
-use causeway_papers::dallaire2014::samplers::dpmog::{Defect, DpmogSampler};
+use causeway_papers::dallaire2014::samplers::Defect;
+use causeway_papers::dallaire2014::samplers::dpmog::DpmogSampler;
 use causeway_papers::data::Matrix;
 use causeway_papers::seed::chain_rng;
 use causeway_papers::testing::{Exact, final_state_counts, gof};
