@@ -285,6 +285,9 @@ pub struct Resolved {
 
 impl Resolved {
     /// SIS-CN settings from these params.
+    // Without the `testing` feature every field is set and clippy calls the update needless; with
+    // it, `..default()` fills the `defect` field.
+    #[allow(clippy::needless_update)]
     pub fn smc_config(&self) -> SmcConfig {
         SmcConfig {
             n_particles: self.params.n_particles,
