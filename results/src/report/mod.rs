@@ -291,8 +291,23 @@ pub fn chain_draws(
     replicate: u64,
     scalar: &str,
 ) -> Result<Vec<Vec<f64>>, ReportError> {
+    Ok(chain_draws_of(rd, m, cell, replicate, &[scalar])?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// [`chain_draws`] of several scalars, each chain's trace read once: per scalar (in `scalars`
+/// order), M chains × N draws. A chain whose trace lacks a scalar is left out of that scalar's
+/// list.
+pub fn chain_draws_of(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+    scalars: &[&str],
+) -> Result<Vec<Vec<Vec<f64>>>, ReportError> {
     let burn_in = m.cells[cell].run.burn_in;
-    let mut out = Vec::new();
+    let mut out = vec![Vec::new(); scalars.len()];
     for j in m
         .jobs
         .iter()
@@ -302,16 +317,18 @@ pub fn chain_draws(
             continue;
         }
         let df = rd.read_trace(&j.job_id)?;
-        let Ok(col) = df.column(scalar) else { continue };
         let it = df.column("iteration")?.u64()?;
-        let v = col.f64()?;
-        let draws: Vec<f64> = it
-            .iter()
-            .zip(v.iter())
-            .filter(|(i, _)| i.unwrap_or(0) > burn_in)
-            .map(|(_, x)| x.unwrap_or(f64::NAN))
-            .collect();
-        out.push(draws);
+        for (scalar, chains) in scalars.iter().zip(out.iter_mut()) {
+            let Ok(col) = df.column(scalar) else { continue };
+            let v = col.f64()?;
+            let draws: Vec<f64> = it
+                .iter()
+                .zip(v.iter())
+                .filter(|(i, _)| i.unwrap_or(0) > burn_in)
+                .map(|(_, x)| x.unwrap_or(f64::NAN))
+                .collect();
+            chains.push(draws);
+        }
     }
     Ok(out)
 }

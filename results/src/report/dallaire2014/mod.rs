@@ -15,7 +15,7 @@ mod table1_kl;
 mod table2_structure;
 
 use crate::diagnostics;
-use crate::report::{Convergence, ReportError, Table, chain_draws, json_text};
+use crate::report::{Convergence, ReportError, Table, chain_draws_of, json_text};
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// `dallaire2014.table1`: Table 1 (KL per dataset and method), the reference rows and the KDE's
@@ -79,12 +79,25 @@ impl Pooled {
     }
 }
 
+/// [`Pooled`] draws of one scalar of a cell.
 pub(crate) fn pooled(
     rd: &RunDir,
     m: &Manifest,
     c: &CellRecord,
     scalar: &str,
 ) -> Result<Pooled, ReportError> {
+    let [p] = pooled_of(rd, m, c, [scalar])?;
+    Ok(p)
+}
+
+/// [`Pooled`] draws of several scalars of a cell (in `scalars` order), each chain's trace read
+/// once.
+pub(crate) fn pooled_of<const N: usize>(
+    rd: &RunDir,
+    m: &Manifest,
+    c: &CellRecord,
+    scalars: [&str; N],
+) -> Result<[Pooled; N], ReportError> {
     let reps = m
         .jobs
         .iter()
@@ -92,31 +105,33 @@ pub(crate) fn pooled(
         .map(|j| j.replicate)
         .max()
         .map_or(0, |r| r + 1);
-    let mut out = Pooled {
+    let mut out: [Pooled; N] = std::array::from_fn(|_| Pooled {
         draws: Vec::new(),
         rhat: f64::NAN,
         ess_bulk: f64::NAN,
-    };
+    });
     for r in 0..reps {
-        let chains = chain_draws(rd, m, c.index, r, scalar)?;
-        let n = chains.iter().map(Vec::len).min().unwrap_or(0);
-        if chains.len() >= 2 && n >= 4 {
-            let views: Vec<&[f64]> = chains.iter().map(|d| &d[..n]).collect();
-            if let Ok(d) = diagnostics::diagnose(&views) {
-                out.rhat = if out.rhat.is_nan() {
-                    d.rhat
-                } else {
-                    out.rhat.max(d.rhat)
-                };
-                out.ess_bulk = if out.ess_bulk.is_nan() {
-                    d.ess_bulk
-                } else {
-                    out.ess_bulk.min(d.ess_bulk)
-                };
+        let per_scalar = chain_draws_of(rd, m, c.index, r, &scalars)?;
+        for (out, chains) in out.iter_mut().zip(per_scalar) {
+            let n = chains.iter().map(Vec::len).min().unwrap_or(0);
+            if chains.len() >= 2 && n >= 4 {
+                let views: Vec<&[f64]> = chains.iter().map(|d| &d[..n]).collect();
+                if let Ok(d) = diagnostics::diagnose(&views) {
+                    out.rhat = if out.rhat.is_nan() {
+                        d.rhat
+                    } else {
+                        out.rhat.max(d.rhat)
+                    };
+                    out.ess_bulk = if out.ess_bulk.is_nan() {
+                        d.ess_bulk
+                    } else {
+                        out.ess_bulk.min(d.ess_bulk)
+                    };
+                }
             }
-        }
-        for ch in chains {
-            out.draws.extend(ch);
+            for ch in chains {
+                out.draws.extend(ch);
+            }
         }
     }
     Ok(out)

@@ -5,9 +5,9 @@
 use causeway_papers::dallaire2014::evaluation::prior_moments::exact_prior_moments;
 use polars::prelude::*;
 
-use super::{dataset_of, pooled};
+use super::dataset_of;
 use crate::diagnostics;
-use crate::report::{ReportError, Table, chain_draws, json_text};
+use crate::report::{ReportError, Table, chain_draws_of, json_text};
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// The statistics, in column order.
@@ -21,9 +21,12 @@ const STATS: [&str; 7] = [
     "p_no_jump",
 ];
 
-/// A statistic of the table: the trace scalar it is computed from, the function of each draw,
-/// and its exact value (None when it has no closed form).
-type Statistic = (&'static str, Box<dyn Fn(f64) -> f64>, Option<f64>);
+/// The trace scalars the statistics are computed from, read once per chain.
+const SCALARS: [&str; 4] = ["n_units", "n_edges", "n_jump_edges", "depth"];
+
+/// A statistic of the table: the index in [`SCALARS`] of the trace scalar it is computed from,
+/// the function of each draw, and its exact value (None when it has no closed form).
+type Statistic = (usize, Box<dyn Fn(f64) -> f64>, Option<f64>);
 
 fn param_f64(c: &CellRecord, key: &str) -> f64 {
     c.param(key)
@@ -31,19 +34,12 @@ fn param_f64(c: &CellRecord, key: &str) -> f64 {
         .unwrap_or(1.0)
 }
 
-/// Mean and standard error of `f(draw)` over a cell's post-burn-in draws of `scalar`: se =
+/// Mean and standard error of `f(draw)` over a cell's post-burn-in draws (M chains): se =
 /// sd/√ESS_bulk over the chains (mcmc) or sd/√draws (forward: independent draws).
-fn mean_se(
-    rd: &RunDir,
-    m: &Manifest,
-    c: &CellRecord,
-    scalar: &str,
-    f: impl Fn(f64) -> f64,
-    independent: bool,
-) -> Result<(f64, f64), ReportError> {
-    let chains: Vec<Vec<f64>> = chain_draws(rd, m, c.index, 0, scalar)?
-        .into_iter()
-        .map(|ch| ch.into_iter().map(&f).collect())
+fn mean_se(draws: &[Vec<f64>], f: impl Fn(f64) -> f64, independent: bool) -> (f64, f64) {
+    let chains: Vec<Vec<f64>> = draws
+        .iter()
+        .map(|ch| ch.iter().map(|&x| f(x)).collect())
         .collect();
     let all: Vec<f64> = chains.iter().flatten().copied().collect();
     let (mean, sd) = causeway_papers::metrics::mean_sd(&all);
@@ -57,7 +53,7 @@ fn mean_se(
     };
     // A statistic that never varied (p_no_jump of the CIBP) has se 0.
     let se = if sd == 0.0 { 0.0 } else { sd / ess.sqrt() };
-    Ok((mean, se))
+    (mean, se)
 }
 
 /// One row per cell on dataset `none`: `prior, method, d, alpha, beta, beta_prime`, then
@@ -72,7 +68,11 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     let mut cols: Vec<[Vec<Option<f64>>; 3]> =
         (0..STATS.len()).map(|_| Default::default()).collect();
     for c in &m.cells {
-        if dataset_of(c) != "none" || pooled(rd, m, c, "n_units")?.draws.is_empty() {
+        if dataset_of(c) != "none" {
+            continue;
+        }
+        let draws = chain_draws_of(rd, m, c.index, 0, &SCALARS)?;
+        if draws[0].iter().all(Vec::is_empty) {
             continue;
         }
         let d = c
@@ -96,28 +96,28 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
         let independent = method == "forward";
         let dd = d as f64;
         let stats: [Statistic; 7] = [
-            ("n_units", Box::new(|x| x), Some(exact.n_units)),
-            ("n_edges", Box::new(|x| x), Some(exact.n_edges)),
-            ("n_jump_edges", Box::new(|x| x), Some(exact.n_jump_edges)),
-            ("depth", Box::new(|x| x), Some(exact.depth)),
+            (0, Box::new(|x| x), Some(exact.n_units)),
+            (1, Box::new(|x| x), Some(exact.n_edges)),
+            (2, Box::new(|x| x), Some(exact.n_jump_edges)),
+            (3, Box::new(|x| x), Some(exact.depth)),
             (
-                "n_units",
+                0,
                 Box::new(move |x| f64::from(u8::from(x == dd))),
                 Some(exact.p_no_hidden),
             ),
             (
-                "depth",
+                3,
                 Box::new(|x| f64::from(u8::from(x >= 3.0))),
                 Some(exact.p_depth_ge_3),
             ),
             (
-                "n_jump_edges",
+                2,
                 Box::new(|x| f64::from(u8::from(x == 0.0))),
                 exact.p_no_jump,
             ),
         ];
         for (i, (scalar, f, ex)) in stats.into_iter().enumerate() {
-            let (mean, se) = mean_se(rd, m, c, scalar, f, independent)?;
+            let (mean, se) = mean_se(&draws[scalar], f, independent);
             cols[i][0].push(Some(mean));
             cols[i][1].push(Some(se));
             cols[i][2].push(ex);

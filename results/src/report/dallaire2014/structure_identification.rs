@@ -6,7 +6,7 @@ use causeway_papers::Matrix;
 use polars::prelude::*;
 
 use super::table1_kl::method_rank;
-use super::{dataset_of, method_of, pooled, reported_f64, reported_row};
+use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row};
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir, find};
 
@@ -28,13 +28,11 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
         if dataset_of(c) != "ngbn7" || !(prior == "ecibp" || prior == "cibp") {
             continue;
         }
-        let kl = pooled(rd, m, c, "kl")?;
-        let units = pooled(rd, m, c, "n_units")?;
+        let [kl, units, edges, depth] = pooled_of(rd, m, c, ["kl", "n_units", "n_edges", "depth"])?;
         if units.draws.is_empty() {
             continue;
         }
-        let edges = pooled(rd, m, c, "n_edges")?.mean_sd();
-        let depth = pooled(rd, m, c, "depth")?.mean_sd();
+        let (edges, depth) = (edges.mean_sd(), depth.mean_sd());
         let truth = rd.read_dataset(&c.dataset_id, 0)?.truth;
         let paper = reported_row(m, "structure", &[("prior", &prior)]);
         let (klm, kls) = kl.mean_sd();

@@ -5,7 +5,7 @@
 use polars::prelude::*;
 
 use super::table1_kl::method_rank;
-use super::{dataset_of, method_of, pooled, reported_f64, reported_row};
+use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row};
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir};
 
@@ -23,7 +23,8 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         if !(method == "ecibp" || method == "cibp") || dataset_of(c) == "none" {
             continue;
         }
-        let units = pooled(rd, m, c, "n_units")?;
+        let [units, edges, jumps, depth] =
+            pooled_of(rd, m, c, ["n_units", "n_edges", "n_jump_edges", "depth"])?;
         if units.draws.is_empty() {
             continue;
         }
@@ -31,9 +32,7 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         if !order.contains(&dataset) {
             order.push(dataset.clone());
         }
-        let edges = pooled(rd, m, c, "n_edges")?.mean_sd();
-        let jumps = pooled(rd, m, c, "n_jump_edges")?.mean_sd();
-        let depth = pooled(rd, m, c, "depth")?.mean_sd();
+        let (edges, jumps, depth) = (edges.mean_sd(), jumps.mean_sd(), depth.mean_sd());
         let paper = reported_row(m, "table2", &[("dataset", &dataset), ("prior", &method)]);
         let (um, us) = units.mean_sd();
         rows.push((

@@ -147,9 +147,9 @@ pub fn mtm_unit(
     // Take the vectors out of the slots so the loop indexes plain slices.
     let mut res_c: Vec<Vec<f64>> = children
         .iter()
-        .map(|&(c, _, _)| std::mem::take(&mut net.slots[c].as_mut().expect("live").res))
+        .map(|&(c, _, _)| std::mem::take(&mut net.unit_mut(c).res))
         .collect();
-    let unit = net.slots[k].as_mut().expect("live");
+    let unit = net.unit_mut(k);
     let sd = 1.0 / unit.nu.sqrt();
     let mut terms: Vec<ChildTerm> = children
         .iter()
@@ -180,7 +180,7 @@ pub fn mtm_unit(
     }
     unit.suu = suu;
     for (&(c, _, _), r) in children.iter().zip(res_c.iter_mut()) {
-        net.slots[c].as_mut().expect("live").res = std::mem::take(r);
+        net.unit_mut(c).res = std::mem::take(r);
     }
     accepted
 }

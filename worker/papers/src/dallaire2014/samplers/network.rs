@@ -135,13 +135,30 @@ impl Network {
         self.layer(m).len()
     }
 
-    /// The unit in slot `id`. Panics if the slot is empty (an internal invariant).
+    /// The unit in slot `id`. Cannot fail on the network's own ids: every id the network hands
+    /// out (its layer lists, edges and children) names a live slot, and a slot is emptied only
+    /// by [`Network::remove_unit`], which removes the id from all of them. A caller's stale id is
+    /// a bug, and panics.
     pub fn unit(&self, id: usize) -> &Unit {
         self.slots[id].as_ref().expect("live unit slot")
     }
 
-    fn unit_mut(&mut self, id: usize) -> &mut Unit {
+    /// [`Network::unit`], mutable (the same invariant).
+    pub(super) fn unit_mut(&mut self, id: usize) -> &mut Unit {
         self.slots[id].as_mut().expect("live unit slot")
+    }
+
+    /// The child of an edge, mutable, and its parent: two distinct live slots (an edge never
+    /// joins a unit to itself, and both ends are live by the invariant of [`Network::unit`]).
+    fn edge_ends(&mut self, child: usize, parent: usize) -> (&mut Unit, &Unit) {
+        let [c, p] = self
+            .slots
+            .get_disjoint_mut([child, parent])
+            .expect("an edge joins two distinct slots");
+        (
+            c.as_mut().expect("live unit slot"),
+            p.as_ref().expect("live unit slot"),
+        )
     }
 
     /// Whether slot `id` holds a unit.
@@ -248,7 +265,9 @@ impl Network {
         if id < self.d || !self.unit(id).children.is_empty() {
             return false;
         }
-        let unit = self.slots[id].take().expect("live unit slot");
+        let Some(unit) = self.slots[id].take() else {
+            return false;
+        };
         for e in &unit.parents {
             let ch = &mut self.unit_mut(e.parent).children;
             if let Some(p) = ch.iter().position(|&c| c == id) {
@@ -270,11 +289,7 @@ impl Network {
     pub fn add_edge(&mut self, child: usize, parent: usize, w: f64) {
         let jump = self.unit(parent).layer > self.unit(child).layer + 1;
         self.unit_mut(parent).children.push(child);
-        let [c, p] = self
-            .slots
-            .get_disjoint_mut([child, parent])
-            .expect("distinct slots");
-        let (c, p) = (c.as_mut().expect("live"), p.as_ref().expect("live"));
+        let (c, p) = self.edge_ends(child, parent);
         c.parents.push(Edge {
             parent,
             weight: w,
@@ -292,11 +307,7 @@ impl Network {
         if let Some(p) = ch.iter().position(|&c| c == child) {
             ch.swap_remove(p);
         }
-        let [c, p] = self
-            .slots
-            .get_disjoint_mut([child, e.parent])
-            .expect("distinct slots");
-        let (c, p) = (c.as_mut().expect("live"), p.as_ref().expect("live"));
+        let (c, p) = self.edge_ends(child, e.parent);
         for (r, u) in c.res.iter_mut().zip(&p.u) {
             *r += e.weight * u;
         }
@@ -305,11 +316,7 @@ impl Network {
     /// Set the weight of edge `idx` of `child` to `w`, updating the child's residuals.
     pub fn set_weight(&mut self, child: usize, idx: usize, w: f64) {
         let parent = self.unit(child).parents[idx].parent;
-        let [c, p] = self
-            .slots
-            .get_disjoint_mut([child, parent])
-            .expect("distinct slots");
-        let (c, p) = (c.as_mut().expect("live"), p.as_ref().expect("live"));
+        let (c, p) = self.edge_ends(child, parent);
         let dw = w - c.parents[idx].weight;
         c.parents[idx].weight = w;
         for (r, u) in c.res.iter_mut().zip(&p.u) {

@@ -15,7 +15,7 @@ use statrs::function::gamma::ln_gamma;
 
 use super::edges::TableCache;
 use super::node_t::{AdaptWindow, NodeT, node_summaries};
-use super::{Defect, parent_set_label, resolve_params, visit_counts};
+use super::{Defect, finite_log_posterior, parent_set_label, resolve_params, visit_counts};
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::DiscreteData;
@@ -349,13 +349,7 @@ impl Sampler for DagGibbsSampler {
         self.update_t(rng)?;
         self.update_structure(rng);
         self.window.iteration += 1;
-        self.log_post = self.compute_log_posterior();
-        if !self.log_post.is_finite() {
-            return Err(SamplerError::Numerical(format!(
-                "log_posterior = {}",
-                self.log_post
-            )));
-        }
+        self.log_post = finite_log_posterior(self.compute_log_posterior(), String::new)?;
         Ok(())
     }
 

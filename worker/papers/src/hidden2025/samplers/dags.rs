@@ -6,7 +6,7 @@
 use super::dag_gibbs::dag_label;
 use super::node_t::{AdaptWindow, NodeT, node_summaries};
 use super::parent_sets::categorical;
-use super::{Defect, resolve_params};
+use super::{Defect, finite_log_posterior, resolve_params};
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
@@ -258,13 +258,7 @@ impl Sampler for DagSampler {
         self.update_t(rng)?;
         self.update_structure(rng);
         self.window.iteration += 1;
-        self.log_post = self.compute_log_posterior();
-        if !self.log_post.is_finite() {
-            return Err(SamplerError::Numerical(format!(
-                "log_posterior = {}",
-                self.log_post
-            )));
-        }
+        self.log_post = finite_log_posterior(self.compute_log_posterior(), String::new)?;
         Ok(())
     }
 

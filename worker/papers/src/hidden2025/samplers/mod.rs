@@ -430,6 +430,22 @@ impl HiddenSampler {
     }
 }
 
+/// The log posterior of a finished iteration, which every sampler here records and which must
+/// be finite; otherwise the chain fails with it and `context` (e.g. the current t).
+pub(crate) fn finite_log_posterior(
+    lp: f64,
+    context: impl FnOnce() -> String,
+) -> Result<f64, SamplerError> {
+    if lp.is_finite() {
+        Ok(lp)
+    } else {
+        Err(SamplerError::Numerical(format!(
+            "log_posterior = {lp}{}",
+            context()
+        )))
+    }
+}
+
 impl Sampler for HiddenSampler {
     /// Adaptation (if `adapt` is set) runs during the first `spec.burn_in` iterations exactly.
     fn begin(&mut self, spec: &crate::chain::RunSpec) {
@@ -450,13 +466,9 @@ impl Sampler for HiddenSampler {
         self.update_t(rng)?;
         self.update_edges(rng);
         self.window.iteration += 1;
-        self.log_post = self.compute_log_posterior();
-        if !self.log_post.is_finite() {
-            return Err(SamplerError::Numerical(format!(
-                "log_posterior = {} at t = {:?}",
-                self.log_post, self.node.t
-            )));
-        }
+        let lp = self.compute_log_posterior();
+        let t = &self.node.t;
+        self.log_post = finite_log_posterior(lp, || format!(" at t = {t:?}"))?;
         Ok(())
     }
 

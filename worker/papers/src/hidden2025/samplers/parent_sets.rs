@@ -6,7 +6,8 @@ use rand::RngExt;
 
 use super::node_t::{AdaptWindow, NodeT};
 use super::{
-    Defect, PoolConfigs, edge_probabilities, parent_set_label, predictive_summaries, resolve_params,
+    Defect, PoolConfigs, edge_probabilities, finite_log_posterior, parent_set_label,
+    predictive_summaries, resolve_params,
 };
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
@@ -266,13 +267,9 @@ impl Sampler for ParentSetSampler {
         self.update_t(rng)?;
         self.update_structure(rng);
         self.window.iteration += 1;
-        self.log_post = self.compute_log_posterior();
-        if !self.log_post.is_finite() {
-            return Err(SamplerError::Numerical(format!(
-                "log_posterior = {} at t = {:?}",
-                self.log_post, self.node.t
-            )));
-        }
+        let lp = self.compute_log_posterior();
+        let t = &self.node.t;
+        self.log_post = finite_log_posterior(lp, || format!(" at t = {t:?}"))?;
         Ok(())
     }
 
