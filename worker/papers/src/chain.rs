@@ -80,6 +80,52 @@ pub trait Sampler: Send {
     fn accumulate(&mut self) {}
     /// Final state summary: named matrices (posterior means, the MAP sample, estimates).
     fn summary(&self) -> Vec<Matrix>;
+    /// The sampler's complete mutable state as bytes, for a chain checkpoint (issue 13): every
+    /// parameter, cached sufficient statistic, adaptation state, posterior accumulator and any
+    /// random stream the sampler owns besides the chain's. `None` (the default): this sampler
+    /// cannot be checkpointed, and its chains run in one piece. Samplers whose whole struct is
+    /// serde-serializable implement this and [`Sampler::restore_state`] with
+    /// [`crate::serde_checkpoint!`].
+    fn save_state(&self) -> Option<Result<Vec<u8>, SamplerError>> {
+        None
+    }
+    /// Put back a state from [`Sampler::save_state`] into a sampler built from the same
+    /// parameters, data and seed (and already given [`Sampler::begin`]). After it, the chain goes
+    /// on exactly as the one that was saved. Errors: bytes that are not such a state.
+    fn restore_state(&mut self, state: &[u8]) -> Result<(), SamplerError> {
+        let _ = state;
+        Err(SamplerError::InvalidState(
+            "this sampler cannot restore a checkpoint".into(),
+        ))
+    }
+}
+
+/// Encode a sampler's state (postcard: exact for every f64, NaN and infinities included).
+pub fn encode_state<T: Serialize + ?Sized>(state: &T) -> Result<Vec<u8>, SamplerError> {
+    postcard::to_stdvec(state)
+        .map_err(|e| SamplerError::InvalidState(format!("saving the sampler state: {e}")))
+}
+
+/// Decode a state written by [`encode_state`]. Errors: truncated or foreign bytes.
+pub fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, SamplerError> {
+    postcard::from_bytes(bytes)
+        .map_err(|e| SamplerError::InvalidState(format!("restoring the sampler state: {e}")))
+}
+
+/// Implements [`Sampler::save_state`] and [`Sampler::restore_state`] inside an
+/// `impl Sampler for T` block for a `T: Serialize + DeserializeOwned` whose whole value is the
+/// state (data included; it is small next to a chain's work).
+#[macro_export]
+macro_rules! serde_checkpoint {
+    () => {
+        fn save_state(&self) -> Option<Result<Vec<u8>, $crate::SamplerError>> {
+            Some($crate::chain::encode_state(self))
+        }
+        fn restore_state(&mut self, state: &[u8]) -> Result<(), $crate::SamplerError> {
+            *self = $crate::chain::decode_state(state)?;
+            Ok(())
+        }
+    };
 }
 
 /// Everything a chain produces. Traces are row-major: `iterations.len()` rows × `trace_names.len()`
@@ -101,6 +147,58 @@ pub struct ChainOutput {
     /// Wall-clock seconds since the chain started, at each recorded row. Not deterministic, so
     /// the store keeps it apart from the trace.
     pub elapsed_seconds: Vec<f64>,
+}
+
+/// Where a chain stood after `iteration` iterations: enough to go on byte-identically on any
+/// worker (issue 13), plus the rows it recorded since the previous checkpoint (rows are never
+/// sent twice: the receiver keeps them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    /// Iterations completed; the chain goes on with iteration `iteration + 1`.
+    pub iteration: u64,
+    /// [`Sampler::save_state`]'s bytes.
+    pub sampler_state: Vec<u8>,
+    /// The chain RNG's position: ChaCha's word position in the chain's one stream.
+    pub rng_word_pos: u128,
+    /// Rows recorded since the previous checkpoint (or since the start or the resume point):
+    /// iteration numbers, row-major draws, row-major sampler statistics, wall-clock seconds.
+    pub iterations: Vec<u64>,
+    pub trace: Vec<f64>,
+    pub stats: Vec<f64>,
+    pub elapsed_seconds: Vec<f64>,
+}
+
+/// Where a chain goes on from: a [`Checkpoint`]'s state, without its rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Resume<'a> {
+    /// Iterations already done.
+    pub iteration: u64,
+    pub sampler_state: &'a [u8],
+    pub rng_word_pos: u128,
+    /// Wall-clock seconds the chain had run when it was saved, added to the new timings.
+    pub elapsed_offset: f64,
+}
+
+/// When a chain saves a checkpoint: after every `iterations` iterations, or once `seconds` of
+/// wall-clock time have passed since the last one, whichever comes first (`None`: never by that
+/// rule). Neither changes a chain's output, only how much work a lost chain loses.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CheckpointEvery {
+    pub iterations: Option<u64>,
+    pub seconds: Option<f64>,
+}
+
+/// How a chain is driven from outside: progress, cancellation, resume and checkpoints.
+pub struct ChainControl<'a> {
+    /// Called after every iteration with `(done, total)`.
+    pub progress: &'a mut dyn FnMut(u64, u64),
+    /// Checked between iterations; once set, the chain stops with [`SamplerError::Cancelled`].
+    pub cancel: &'a AtomicBool,
+    /// Go on from this checkpoint instead of starting at iteration 1.
+    pub resume: Option<Resume<'a>>,
+    pub every: CheckpointEvery,
+    /// Receives each checkpoint; an error stops the chain with it.
+    pub on_checkpoint: &'a mut dyn FnMut(Checkpoint) -> Result<(), SamplerError>,
 }
 
 /// Run one chain to completion. `progress(done, total)` is called after every iteration.
@@ -126,6 +224,43 @@ pub fn run_chain_cancellable(
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
 ) -> Result<ChainOutput, SamplerError> {
+    drive_chain(
+        sampler,
+        spec,
+        rng,
+        ChainControl {
+            progress,
+            cancel,
+            resume: None,
+            every: CheckpointEvery::default(),
+            on_checkpoint: &mut |_| Ok(()),
+        },
+    )
+}
+
+/// The chain driver. `sampler` and `rng` are freshly built from the chain's seed; with
+/// `ctl.resume` the sampler's state and the RNG's position are first set from the checkpoint,
+/// and the chain goes on from there. The output then holds only the rows recorded after the
+/// last checkpoint handed to `ctl.on_checkpoint` (or after the resume point): the chain's whole
+/// trace is the resume point's rows, every checkpoint's rows and the output's, in that order,
+/// and it is the same, bit for bit, however often the chain was saved, stopped and resumed.
+///
+/// A sampler whose [`Sampler::save_state`] is `None` is never checkpointed. Errors: those of
+/// [`run_chain`]; a resume point past `spec.iterations` or a state the sampler refuses
+/// ([`SamplerError::InvalidState`]); an error of `ctl.on_checkpoint`.
+pub fn drive_chain(
+    sampler: &mut dyn Sampler,
+    spec: &RunSpec,
+    rng: &mut ChainRng,
+    ctl: ChainControl<'_>,
+) -> Result<ChainOutput, SamplerError> {
+    let ChainControl {
+        progress,
+        cancel,
+        resume,
+        every,
+        on_checkpoint,
+    } = ctl;
     let thin = spec.thin.max(1);
     let trace_names = sampler.trace_names();
     let stat_names = sampler.stat_names();
@@ -140,8 +275,25 @@ pub fn run_chain_cancellable(
     };
     let start = Instant::now();
     sampler.begin(spec);
+    let (first, elapsed_offset) = match resume {
+        None => (1, 0.0),
+        Some(r) => {
+            if r.iteration > spec.iterations {
+                return Err(SamplerError::InvalidState(format!(
+                    "checkpoint at iteration {} of a {}-iteration chain",
+                    r.iteration, spec.iterations
+                )));
+            }
+            sampler.restore_state(r.sampler_state)?;
+            rng.set_word_pos(r.rng_word_pos);
+            (r.iteration + 1, r.elapsed_offset)
+        }
+    };
+    let checkpoints =
+        (every.iterations.is_some() || every.seconds.is_some()) && sampler.save_state().is_some();
+    let mut last_checkpoint = Instant::now();
     let mut row = Vec::with_capacity(out.trace_names.len());
-    for it in 1..=spec.iterations {
+    for it in first..=spec.iterations {
         if cancel.load(Ordering::Relaxed) {
             return Err(SamplerError::Cancelled(it - 1));
         }
@@ -176,10 +328,173 @@ pub fn run_chain_cancellable(
                     out.stat_names.len()
                 )));
             }
-            out.elapsed_seconds.push(start.elapsed().as_secs_f64());
+            out.elapsed_seconds
+                .push(elapsed_offset + start.elapsed().as_secs_f64());
         }
         progress(it, spec.iterations);
+        let due = every.iterations.is_some_and(|k| k > 0 && it % k == 0)
+            || every
+                .seconds
+                .is_some_and(|s| last_checkpoint.elapsed().as_secs_f64() >= s);
+        if checkpoints && due && it < spec.iterations {
+            let sampler_state = sampler
+                .save_state()
+                .unwrap_or_else(|| Err(SamplerError::InvalidState("state vanished".into())))?;
+            on_checkpoint(Checkpoint {
+                iteration: it,
+                sampler_state,
+                rng_word_pos: rng.get_word_pos(),
+                iterations: std::mem::take(&mut out.iterations),
+                trace: std::mem::take(&mut out.trace),
+                stats: std::mem::take(&mut out.stats),
+                elapsed_seconds: std::mem::take(&mut out.elapsed_seconds),
+            })?;
+            last_checkpoint = Instant::now();
+        }
     }
     out.summary = sampler.summary();
     Ok(out)
+}
+
+#[cfg(all(test, feature = "testing"))]
+mod tests {
+    use rand::RngExt;
+
+    use super::*;
+    use crate::seed::chain_rng;
+    use crate::testing::assert_resumes_identically;
+
+    /// A Gaussian random walk with a posterior-mean accumulator and a private RNG.
+    #[derive(Serialize, Deserialize)]
+    struct Walk {
+        x: f64,
+        sum: f64,
+        n: u64,
+        own: ChainRng,
+        /// Skipped by the broken variant's state.
+        #[serde(skip)]
+        forgotten: f64,
+        broken: bool,
+    }
+
+    impl Sampler for Walk {
+        fn trace_names(&self) -> Vec<String> {
+            vec!["x".into(), "forgotten".into()]
+        }
+        fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
+            self.x += rng.random::<f64>() - 0.5 + 0.1 * (self.own.random::<f64>() - 0.5);
+            if self.broken {
+                self.forgotten += 1.0;
+            }
+            Ok(())
+        }
+        fn record(&self, row: &mut Vec<f64>) {
+            row.extend([self.x, self.forgotten]);
+        }
+        fn accumulate(&mut self) {
+            self.sum += self.x;
+            self.n += 1;
+        }
+        fn summary(&self) -> Vec<Matrix> {
+            vec![Matrix::new("mean", 1, 1, vec![self.sum / self.n as f64])]
+        }
+        crate::serde_checkpoint!();
+    }
+
+    fn walk(broken: bool) -> impl Fn(&mut ChainRng) -> Box<dyn Sampler> {
+        move |rng: &mut ChainRng| {
+            let own = crate::seed::evaluation_rng(rng);
+            Box::new(Walk {
+                x: rng.random(),
+                sum: 0.0,
+                n: 0,
+                own,
+                forgotten: 0.0,
+                broken,
+            })
+        }
+    }
+
+    const SPEC: RunSpec = RunSpec {
+        iterations: 1000,
+        burn_in: 300,
+        thin: 7,
+    };
+
+    #[test]
+    fn a_resumed_chain_is_the_uninterrupted_chain() {
+        let n = assert_resumes_identically(&walk(false), &chain_rng(1, 2, 3, 4), &SPEC, 97);
+        assert_eq!(n, 10);
+    }
+
+    #[test]
+    #[should_panic(expected = "differs")]
+    fn a_state_that_forgets_a_field_is_detected() {
+        assert_resumes_identically(&walk(true), &chain_rng(1, 2, 3, 4), &SPEC, 97);
+    }
+
+    #[test]
+    fn time_based_checkpoints_do_not_change_the_chain() {
+        let rng = chain_rng(5, 0, 0, 1);
+        let mut r = rng.clone();
+        let mut s = walk(false)(&mut r);
+        let full = run_chain(s.as_mut(), &SPEC, &mut r, &mut |_, _| {}).unwrap();
+        let mut r = rng.clone();
+        let mut s = walk(false)(&mut r);
+        let mut rows = Vec::new();
+        let mut n = 0;
+        let tail = drive_chain(
+            s.as_mut(),
+            &SPEC,
+            &mut r,
+            ChainControl {
+                progress: &mut |_, _| {},
+                cancel: &AtomicBool::new(false),
+                resume: None,
+                every: CheckpointEvery {
+                    iterations: None,
+                    seconds: Some(0.0),
+                },
+                on_checkpoint: &mut |c| {
+                    n += 1;
+                    rows.extend(c.trace);
+                    Ok(())
+                },
+            },
+        )
+        .unwrap();
+        rows.extend(tail.trace);
+        assert_eq!(
+            n, 999,
+            "a zero interval saves after every iteration but the last"
+        );
+        assert_eq!(rows, full.trace);
+    }
+
+    #[test]
+    fn a_resume_point_past_the_end_or_foreign_bytes_are_refused() {
+        for (iteration, state) in [(2000, vec![]), (10, vec![1, 2, 3])] {
+            let mut r = chain_rng(1, 0, 0, 0);
+            let mut s = walk(false)(&mut r);
+            let err = drive_chain(
+                s.as_mut(),
+                &SPEC,
+                &mut r,
+                ChainControl {
+                    progress: &mut |_, _| {},
+                    cancel: &AtomicBool::new(false),
+                    resume: Some(Resume {
+                        iteration,
+                        sampler_state: &state,
+                        rng_word_pos: 0,
+                        elapsed_offset: 0.0,
+                    }),
+                    every: CheckpointEvery::default(),
+                    on_checkpoint: &mut |_| Ok(()),
+                },
+            )
+            .unwrap_err();
+            assert!(matches!(err, SamplerError::InvalidState(_)), "{err}");
+        }
+    }
 }

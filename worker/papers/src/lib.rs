@@ -32,7 +32,10 @@ pub mod seed;
 pub mod testing;
 pub mod wood2006;
 
-pub use chain::{ChainOutput, RunSpec, Sampler, SamplerError, run_chain, run_chain_cancellable};
+pub use chain::{
+    ChainControl, ChainOutput, Checkpoint, CheckpointEvery, Resume, RunSpec, Sampler, SamplerError,
+    drive_chain, run_chain, run_chain_cancellable,
+};
 pub use data::{DataContext, Dataset, Matrix};
 pub use params::ParamError;
 pub use registry::{Model, model};

@@ -22,8 +22,10 @@
 //!   only with `#[cfg(feature = "testing")]`: a release build cannot run a broken kernel, and
 //!   `params` never reaches a defect.
 
+pub mod checkpoint;
 pub mod enumeration;
 pub mod geweke;
 
+pub use checkpoint::assert_resumes_identically;
 pub use enumeration::{Exact, Gof, final_state_counts, gof, tv_distance};
 pub use geweke::{GewekeModel, GewekeReport, GewekeStat, geweke_test};

@@ -1,0 +1,135 @@
+//! Checkpoint round trips (issue 13): a chain saved every few iterations, and resumed from each
+//! of its checkpoints on a freshly built sampler, must give the uninterrupted chain's trace,
+//! statistics and summary bit for bit.
+
+use std::sync::atomic::AtomicBool;
+
+use crate::chain::{
+    ChainControl, ChainOutput, Checkpoint, CheckpointEvery, Resume, RunSpec, Sampler, drive_chain,
+    run_chain,
+};
+use crate::data::Matrix;
+use crate::seed::ChainRng;
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn same_summary(a: &[Matrix], b: &[Matrix]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.name == y.name
+                && x.rows == y.rows
+                && x.cols == y.cols
+                && x.row_names == y.row_names
+                && x.col_names == y.col_names
+                && bits(&x.values) == bits(&y.values)
+        })
+}
+
+/// The rows of `parts` (checkpoints, in order) followed by `tail`'s, as one output.
+fn joined(parts: &[Checkpoint], tail: &ChainOutput) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let mut it = Vec::new();
+    let mut tr = Vec::new();
+    let mut st = Vec::new();
+    for c in parts {
+        it.extend_from_slice(&c.iterations);
+        tr.extend(bits(&c.trace));
+        st.extend(bits(&c.stats));
+    }
+    it.extend_from_slice(&tail.iterations);
+    tr.extend(bits(&tail.trace));
+    st.extend(bits(&tail.stats));
+    (it, tr, st)
+}
+
+/// Panics unless a chain checkpointed every `every` iterations, and resumed from each of its
+/// checkpoints, reproduces the uninterrupted chain bit for bit. `build(rng)` builds the sampler
+/// from the chain's fresh RNG `rng` (as a worker does); `rng` is the chain's RNG as built from
+/// its seed. Returns the number of checkpoints resumed from (at least one is required).
+pub fn assert_resumes_identically(
+    build: &dyn Fn(&mut ChainRng) -> Box<dyn Sampler>,
+    rng: &ChainRng,
+    spec: &RunSpec,
+    every: u64,
+) -> usize {
+    let mut r = rng.clone();
+    let mut s = build(&mut r);
+    let full = run_chain(s.as_mut(), spec, &mut r, &mut |_, _| {}).expect("uninterrupted chain");
+    let want = (
+        full.iterations.clone(),
+        bits(&full.trace),
+        bits(&full.stats),
+    );
+
+    // Saving checkpoints does not change the chain.
+    let mut r = rng.clone();
+    let mut s = build(&mut r);
+    let mut saved: Vec<Checkpoint> = Vec::new();
+    let tail = drive_chain(
+        s.as_mut(),
+        spec,
+        &mut r,
+        ChainControl {
+            progress: &mut |_, _| {},
+            cancel: &AtomicBool::new(false),
+            resume: None,
+            every: CheckpointEvery {
+                iterations: Some(every),
+                seconds: None,
+            },
+            on_checkpoint: &mut |c| {
+                saved.push(c);
+                Ok(())
+            },
+        },
+    )
+    .expect("checkpointed chain");
+    assert!(
+        !saved.is_empty(),
+        "no checkpoint was saved (does the sampler implement save_state?)"
+    );
+    assert_eq!(
+        joined(&saved, &tail),
+        want,
+        "checkpointing changed the chain"
+    );
+    assert!(same_summary(&tail.summary, &full.summary));
+
+    // Resuming from each checkpoint, on a new sampler, gives the same chain.
+    for (k, c) in saved.iter().enumerate() {
+        let mut r = rng.clone();
+        let mut s = build(&mut r);
+        let offset = c.elapsed_seconds.last().copied().unwrap_or(0.0);
+        let tail = drive_chain(
+            s.as_mut(),
+            spec,
+            &mut r,
+            ChainControl {
+                progress: &mut |_, _| {},
+                cancel: &AtomicBool::new(false),
+                resume: Some(Resume {
+                    iteration: c.iteration,
+                    sampler_state: &c.sampler_state,
+                    rng_word_pos: c.rng_word_pos,
+                    elapsed_offset: offset,
+                }),
+                every: CheckpointEvery::default(),
+                on_checkpoint: &mut |_| Ok(()),
+            },
+        )
+        .unwrap_or_else(|e| panic!("resuming at iteration {}: {e}", c.iteration));
+        assert_eq!(
+            joined(&saved[..=k], &tail),
+            want,
+            "the chain resumed at iteration {} differs",
+            c.iteration
+        );
+        assert!(
+            same_summary(&tail.summary, &full.summary),
+            "the summary of the chain resumed at iteration {} differs",
+            c.iteration
+        );
+    }
+    saved.len()
+}
