@@ -22,7 +22,7 @@ use std::time::Duration;
 use causeway_results::check::{self, CheckReport};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::dispatch::DispatchOptions;
+use crate::dispatch::{DEFAULT_CHECKPOINT_SECONDS, DispatchOptions};
 use crate::experiment::{self, ProfileName};
 use crate::runner::{self, RunOptions, Workers};
 use crate::security_args::SecurityArgs;
@@ -74,6 +74,14 @@ enum Command {
         /// unspecified (0.0.0.0), else http://<listen address>].
         #[arg(long, requires = "listen")]
         advertise: Option<String>,
+        /// Seconds between two checkpoints of a running chain, the most work a lost chain
+        /// loses (0: not by time) [default: checkpoint_every.seconds in the YAML, else 60].
+        #[arg(long)]
+        checkpoint_every: Option<f64>,
+        /// Also save a checkpoint every N iterations (0: not by count) [default:
+        /// checkpoint_every.iterations in the YAML, else not by count].
+        #[arg(long)]
+        checkpoint_iterations: Option<u64>,
         #[command(flatten)]
         security: SecurityArgs,
     },
@@ -232,6 +240,8 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             lease_timeout,
             listen,
             advertise,
+            checkpoint_every,
+            checkpoint_iterations,
             security,
         } => {
             let security = security.load()?;
@@ -250,10 +260,21 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 _ if listen.is_some() => Workers::Local(0),
                 _ => Workers::Local(runner::default_local_workers()),
             };
+            let checkpoint_seconds = checkpoint_every
+                .or(plan.checkpoint_every.seconds)
+                .unwrap_or(DEFAULT_CHECKPOINT_SECONDS);
+            if !(checkpoint_seconds >= 0.0 && checkpoint_seconds.is_finite()) {
+                anyhow::bail!(
+                    "--checkpoint-every must be a number of seconds ≥ 0, not {checkpoint_seconds}"
+                );
+            }
+            let checkpoint_iterations = checkpoint_iterations.or(plan.checkpoint_every.iterations);
             let opts = RunOptions {
                 dispatch: DispatchOptions {
                     max_attempts,
                     lease_timeout: seconds(lease_timeout, "--lease-timeout")?,
+                    checkpoint_seconds: (checkpoint_seconds > 0.0).then_some(checkpoint_seconds),
+                    checkpoint_iterations: checkpoint_iterations.filter(|&n| n > 0),
                 },
                 progress: true,
                 listen: listen.map(|addr| runner::Listen { addr, advertise }),

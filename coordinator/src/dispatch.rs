@@ -14,8 +14,14 @@
 //!
 //! After `max_attempts` a job is reported failed with its last reason. A chain's result depends
 //! only on its seed, never on the worker, the order or the retries.
+//!
+//! Checkpoints (issue 13): a worker's checkpoint events carry the rows since its previous one;
+//! the slot task joins them to the rows it already holds (from the stored checkpoint it resumed
+//! from, if any), reports the whole checkpoint as [`Outcome::Checkpoint`] for the store, and
+//! keeps it, so a retry of the chain resumes there on any worker of the same code version.
+//! The final result's rows are joined the same way: the caller always gets whole chains.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -23,7 +29,7 @@ use std::time::Duration;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::auth::{self, AuthedChannel, Security};
 use causeway_proto::v1::worker_client::WorkerClient;
-use causeway_proto::v1::{ChainResult, HelloRequest, Job, chain_event};
+use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, chain_event};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
 
@@ -35,6 +41,8 @@ pub struct WorkerHandle {
     pub addr: String,
     pub id: String,
     pub slots: u32,
+    /// The worker's code version (a checkpoint only resumes on the version that saved it).
+    pub code_version: String,
     pub client: WorkerClient<AuthedChannel>,
     /// Slot tasks of this worker still taking work (starts at `slots`; 0: the worker is gone
     /// for this run).
@@ -70,6 +78,7 @@ pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<W
         addr: addr.to_string(),
         id: hello.worker_id,
         slots: hello.slots.max(1),
+        code_version: hello.code_version,
         client,
         live_slots: Arc::new(AtomicUsize::new(hello.slots.max(1) as usize)),
     })
@@ -87,6 +96,12 @@ pub enum Outcome {
         attempts: u32,
         result: ChainResult,
     },
+    /// The chain saved a checkpoint: its state and every row since iteration 1 (to be stored,
+    /// so that a rerun of the run directory resumes there too).
+    Checkpoint {
+        index: usize,
+        checkpoint: Arc<ChainCheckpoint>,
+    },
     /// Any other change of the job's row: started, requeued, failed after `max_attempts`
     /// (model failures and RPC failures alike), or lost (no worker left, or stopped).
     Row(Event),
@@ -99,13 +114,24 @@ pub struct DispatchOptions {
     pub max_attempts: u32,
     /// A running chain whose stream is silent this long is taken back and requeued.
     pub lease_timeout: Duration,
+    /// Ask workers for a checkpoint after this many iterations (`None`: not by count).
+    pub checkpoint_iterations: Option<u64>,
+    /// Ask workers for a checkpoint once this many seconds have passed since the last one
+    /// (`None`: not by time).
+    pub checkpoint_seconds: Option<f64>,
 }
+
+/// Default time between two checkpoints of a chain: a lost chain loses at most about this much
+/// work.
+pub const DEFAULT_CHECKPOINT_SECONDS: f64 = 60.0;
 
 impl Default for DispatchOptions {
     fn default() -> Self {
         DispatchOptions {
             max_attempts: 3,
             lease_timeout: Duration::from_secs(10),
+            checkpoint_iterations: None,
+            checkpoint_seconds: Some(DEFAULT_CHECKPOINT_SECONDS),
         }
     }
 }
@@ -122,18 +148,24 @@ struct Shared {
     stopped: AtomicBool,
     build: JobBuilder,
     opts: DispatchOptions,
+    /// The last checkpoint of each chain that has one, with every row since iteration 1.
+    checkpoints: std::sync::Mutex<HashMap<u32, Arc<ChainCheckpoint>>>,
 }
 
 /// Run the jobs `pending` (plan indices, out of `total`) on the workers that arrive on
 /// `workers`; every event is sent on `out`. Returns when every job is finished or failed, when
 /// `stop` becomes true (what is still queued is reported lost, chains in flight are cancelled),
 /// or when `workers` is closed and every worker is gone (what is left is reported lost).
+/// `checkpoints` are the stored checkpoints of pending chains (whole, rows since iteration 1),
+/// which resume on a worker of their code version.
+#[allow(clippy::too_many_arguments)]
 pub async fn dispatch(
     mut workers: mpsc::Receiver<WorkerHandle>,
     pending: Vec<usize>,
     total: usize,
     build: JobBuilder,
     opts: DispatchOptions,
+    checkpoints: HashMap<usize, ChainCheckpoint>,
     mut stop: watch::Receiver<bool>,
     out: mpsc::Sender<Outcome>,
 ) {
@@ -145,6 +177,12 @@ pub async fn dispatch(
         stopped: AtomicBool::new(false),
         build,
         opts,
+        checkpoints: std::sync::Mutex::new(
+            checkpoints
+                .into_iter()
+                .map(|(i, c)| (i as u32, Arc::new(c)))
+                .collect(),
+        ),
     });
     let mut slots: JoinSet<()> = JoinSet::new();
     let mut workers_open = true;
@@ -231,15 +269,54 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
     while let Some((index, attempts)) = next_job(&shared).await {
         let i = index as usize;
         let attempt = attempts + 1;
+        let mut job = (shared.build)(i);
+        job.checkpoint_iterations = shared.opts.checkpoint_iterations.unwrap_or(0);
+        job.checkpoint_seconds = shared.opts.checkpoint_seconds.unwrap_or(0.0);
+        // Resume from the chain's last checkpoint if this worker can: same code version.
+        let from = shared
+            .checkpoints
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&index).cloned())
+            .filter(|c| c.code_version == w.code_version);
         let _ = out
             .send(Outcome::Row(Event::Started {
                 index: i,
                 attempt,
                 worker: w.id.clone(),
+                resumed_from: from.as_ref().map(|c| c.iteration),
             }))
             .await;
-        let job = (shared.build)(i);
-        let outcome = run_one(&mut w.client, job, shared.opts.lease_timeout).await;
+        if let Some(c) = &from {
+            job.resume = Some(ChainCheckpoint {
+                iterations: Vec::new(),
+                trace: Vec::new(),
+                stats: Vec::new(),
+                elapsed_seconds: c.elapsed_seconds.last().copied().into_iter().collect(),
+                ..c.as_ref().clone()
+            });
+        }
+        let outcome = run_one(
+            &mut w.client,
+            job,
+            shared.opts.lease_timeout,
+            from,
+            &mut |c: Arc<ChainCheckpoint>| {
+                if let Ok(mut m) = shared.checkpoints.lock() {
+                    m.insert(index, c.clone());
+                }
+                let out = out.clone();
+                async move {
+                    let _ = out
+                        .send(Outcome::Checkpoint {
+                            index: i,
+                            checkpoint: c,
+                        })
+                        .await;
+                }
+            },
+        )
+        .await;
         let (error, counted, keep_worker, retryable) = match outcome {
             Ok(result) if result.ok => {
                 if !shared.done[i].swap(true, Ordering::SeqCst) {
@@ -315,12 +392,46 @@ fn rpc_error(s: tonic::Status) -> RpcError {
     }
 }
 
-async fn run_one(
+/// Join a checkpoint's or a result's rows (`more`) to the rows held so far (`held`).
+fn join_rows(
+    held: &ChainCheckpoint,
+    it: &mut Vec<u64>,
+    tr: &mut Vec<f64>,
+    st: &mut Vec<f64>,
+    el: &mut Vec<f64>,
+) {
+    let join = |a: &[u64], b: &mut Vec<u64>| {
+        let mut v = a.to_vec();
+        v.append(b);
+        *b = v;
+    };
+    let joinf = |a: &[f64], b: &mut Vec<f64>| {
+        let mut v = a.to_vec();
+        v.append(b);
+        *b = v;
+    };
+    join(&held.iterations, it);
+    joinf(&held.trace, tr);
+    joinf(&held.stats, st);
+    joinf(&held.elapsed_seconds, el);
+}
+
+/// Run one chain on `client`, resuming from `from` if given. Every checkpoint the worker sends is
+/// joined to the rows held so far and handed whole to `on_checkpoint`; the result comes back
+/// with every row since iteration 1.
+async fn run_one<F, Fut>(
     client: &mut WorkerClient<AuthedChannel>,
     job: Job,
     lease: Duration,
-) -> Result<ChainResult, RpcError> {
+    from: Option<Arc<ChainCheckpoint>>,
+    on_checkpoint: &mut F,
+) -> Result<ChainResult, RpcError>
+where
+    F: FnMut(Arc<ChainCheckpoint>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
     let lost = || RpcError::Failed(format!("lease lost: the worker was silent for {lease:?}"));
+    let mut held = from;
     let mut stream = tokio::time::timeout(lease, client.run_chain(job))
         .await
         .map_err(|_| lost())?
@@ -329,11 +440,35 @@ async fn run_one(
     loop {
         match tokio::time::timeout(lease, stream.message()).await {
             Err(_) => return Err(lost()),
-            Ok(Ok(Some(ev))) => {
-                if let Some(chain_event::Event::Result(r)) = ev.event {
+            Ok(Ok(Some(ev))) => match ev.event {
+                Some(chain_event::Event::Result(mut r)) => {
+                    if let (Some(h), true) = (&held, r.ok) {
+                        join_rows(
+                            h,
+                            &mut r.iterations,
+                            &mut r.trace,
+                            &mut r.stats,
+                            &mut r.elapsed_seconds,
+                        );
+                    }
                     return Ok(r);
                 }
-            }
+                Some(chain_event::Event::Checkpoint(mut c)) => {
+                    if let Some(h) = &held {
+                        join_rows(
+                            h,
+                            &mut c.iterations,
+                            &mut c.trace,
+                            &mut c.stats,
+                            &mut c.elapsed_seconds,
+                        );
+                    }
+                    let c = Arc::new(c);
+                    held = Some(c.clone());
+                    on_checkpoint(c).await;
+                }
+                _ => {}
+            },
             Ok(Ok(None)) => {
                 return Err(RpcError::Failed(
                     "worker closed the stream before sending a result".into(),

@@ -110,7 +110,19 @@ struct ExperimentFile {
     reported: Value,
     #[serde(default)]
     checks: Vec<CheckEntry>,
+    #[serde(default)]
+    checkpoint_every: Option<CheckpointEvery>,
     profiles: Profiles,
+}
+
+/// `checkpoint_every: {seconds: S, iterations: N}`: when a running chain saves a checkpoint
+/// (issue 13). Either may be left out; 0 switches that rule off. Not part of the run's
+/// identity: it never changes a result.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointEvery {
+    pub seconds: Option<f64>,
+    pub iterations: Option<u64>,
 }
 
 /// One `checks:` entry: a cell of a run's table and the value the paper reports for it.
@@ -186,6 +198,8 @@ pub struct Plan {
     pub data_dir: PathBuf,
     /// The `checks:` entries, for `causeway check`.
     pub checks: Vec<Expected>,
+    /// The YAML's `checkpoint_every:` (all `None` when absent: the runner's defaults).
+    pub checkpoint_every: CheckpointEvery,
     /// What the run directory records of the plan (`manifest.json`): name, seed, monitored
     /// scalars, report kinds, the papers' values, every cell and every chain with its seed.
     /// Built once here; `causeway run` writes it as it is, adding the code versions.
@@ -331,6 +345,15 @@ pub fn plan_from_str(
     }
     if run.thin == 0 {
         return Err(ctx.err_at(&count_path("run.thin"), "run.thin must be at least 1"));
+    }
+    let checkpoint_every = ef.checkpoint_every.unwrap_or_default();
+    if let Some(sec) = checkpoint_every.seconds
+        && !(sec >= 0.0 && sec.is_finite())
+    {
+        return Err(ctx.err_at(
+            "checkpoint_every.seconds",
+            format!("checkpoint_every.seconds must be a number of seconds ≥ 0 (0: not by time), not {sec}"),
+        ));
     }
     if run.iterations / run.thin > MAX_TRACE_ROWS {
         return Err(ctx.err_at(
@@ -604,6 +627,7 @@ pub fn plan_from_str(
         replicates,
         data_dir,
         checks,
+        checkpoint_every,
         manifest: Manifest {
             name: ef.name,
             description: ef.description,

@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use causeway_papers::{DataContext, Model, dataset_rng, registry};
 use causeway_proto::PROTOCOL_VERSION;
-use causeway_proto::v1::{Job, Seed};
+use causeway_proto::v1::{ChainCheckpoint, Job, Seed};
 use causeway_proto::wire::{CODE_VERSION, chain_output_from_result, matrix_to_wire};
 use causeway_results::rundir::{JobRecord, Manifest, RunDir};
 use causeway_worker::WorkerService;
 use indicatif::{ProgressBar, ProgressStyle};
+use prost::Message;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WorkerHandle};
@@ -191,6 +192,10 @@ fn job_builder(
                 .get(j.replicate as usize)
                 .map(|o| o.as_ref().clone())
                 .unwrap_or_default(),
+            // Set per dispatch (see `dispatch::slot_loop`).
+            resume: None,
+            checkpoint_iterations: 0,
+            checkpoint_seconds: 0.0,
         }
     }))
 }
@@ -394,6 +399,14 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     };
     let skipped = jobs.len() - pending.len();
     let n_pending = pending.len();
+    let checkpoints = stored_checkpoints(&table, &pending, &jobs)?;
+    if !checkpoints.is_empty() {
+        eprintln!(
+            "{} chains resume from their checkpoints (iterations done: {})",
+            checkpoints.len(),
+            checkpoints.values().map(|c| c.iteration).sum::<u64>()
+        );
+    }
     let writer = table.into_writer();
 
     // Stop: SIGTERM / Ctrl-C (CLI) or the caller's flag.
@@ -498,6 +511,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         jobs.len(),
         build,
         opts.dispatch,
+        checkpoints,
         stop_rx.clone(),
         tx,
     ));
@@ -560,6 +574,12 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 }
                 bar.inc(1);
             }
+            Outcome::Checkpoint { index, checkpoint } => writer.checkpoint(
+                index,
+                checkpoint.iteration,
+                checkpoint.code_version.clone(),
+                checkpoint.encode_to_vec(),
+            ),
             Outcome::Row(ev) => {
                 if let Event::Failed {
                     index,
@@ -649,6 +669,32 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         setup_seconds,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The stored checkpoints of the `pending` chains, decoded. One that cannot be decoded or
+/// belongs to another chain is dropped with a warning: that chain starts again.
+fn stored_checkpoints(
+    table: &JobStore,
+    pending: &[usize],
+    jobs: &[JobRecord],
+) -> anyhow::Result<HashMap<usize, ChainCheckpoint>> {
+    let mut out = HashMap::new();
+    for (i, bytes) in table.checkpoints(pending)? {
+        match ChainCheckpoint::decode(bytes.as_slice()) {
+            Ok(c) if c.job_id == jobs[i].job_id => {
+                out.insert(i, c);
+            }
+            Ok(c) => eprintln!(
+                "warning: the checkpoint stored for {} is {}'s; the chain starts again",
+                jobs[i].job_id, c.job_id
+            ),
+            Err(e) => eprintln!(
+                "warning: the checkpoint of {} is damaged ({e}); the chain starts again",
+                jobs[i].job_id
+            ),
+        }
+    }
+    Ok(out)
 }
 
 /// Default run directory: `runs/<experiment name>/`.

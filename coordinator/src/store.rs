@@ -13,13 +13,14 @@
 //! or 50 ms each), so the database is never the per-chain bottleneck; every update is
 //! idempotent, so a result stored twice leaves the same row.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// File name of the job table inside a run directory.
 pub const DB_FILE: &str = "jobs.sqlite";
@@ -143,11 +144,13 @@ pub enum JobTableError {
 /// A change to one job's row, applied by the [`Writer`].
 #[derive(Debug, Clone)]
 pub enum Event {
-    /// Attempt `attempt` started on `worker`.
+    /// Attempt `attempt` started on `worker`, from the beginning or from the chain's checkpoint
+    /// after iteration `resumed_from` (recorded in the `resumes` table).
     Started {
         index: usize,
         attempt: u32,
         worker: String,
+        resumed_from: Option<u64>,
     },
     /// The result files are in place.
     Done {
@@ -228,7 +231,22 @@ impl JobStore {
                 started REAL,
                 finished REAL
             );
-            CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+            CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS checkpoints (
+                idx INTEGER PRIMARY KEY,
+                iteration INTEGER NOT NULL,
+                code_version TEXT NOT NULL,
+                checkpoint BLOB NOT NULL,
+                saved REAL NOT NULL
+            );
+            CREATE TABLE IF NOT EXISTS resumes (
+                idx INTEGER NOT NULL,
+                attempt INTEGER NOT NULL,
+                iteration INTEGER NOT NULL,
+                worker TEXT NOT NULL,
+                checkpoint_saved REAL,
+                started REAL NOT NULL
+            );",
         )
         .map_err(sq)?;
         let found = conn
@@ -353,6 +371,12 @@ impl JobStore {
                 }
             }
         }
+        // A done chain needs no checkpoint (one left by a kill between the two writes).
+        tx.execute(
+            "DELETE FROM checkpoints WHERE idx IN (SELECT idx FROM jobs WHERE state = 'done')",
+            [],
+        )
+        .map_err(sq)?;
         tx.commit().map_err(sq)?;
         Ok(todo)
     }
@@ -367,6 +391,27 @@ impl JobStore {
                 [],
             )
             .map_err(self.sq())
+    }
+
+    /// The stored checkpoint of each of `jobs` that has one: the encoded `ChainCheckpoint`, with
+    /// every row since iteration 1. A done chain's checkpoint is deleted when its result is
+    /// stored.
+    pub fn checkpoints(&self, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT checkpoint FROM checkpoints WHERE idx = ?1")
+            .map_err(self.sq())?;
+        let mut out = HashMap::new();
+        for &i in jobs {
+            let row = st
+                .query_row([i as i64], |r| r.get(0))
+                .optional()
+                .map_err(self.sq())?;
+            if let Some(row) = row {
+                out.insert(i, row);
+            }
+        }
+        Ok(out)
     }
 
     /// Every row, in plan order, as written to `jobs.csv`.
@@ -426,6 +471,13 @@ pub(crate) fn select_statuses(
 
 enum Msg {
     Event(Event),
+    /// Replace job `index`'s stored checkpoint.
+    Checkpoint {
+        index: usize,
+        iteration: u64,
+        code_version: String,
+        bytes: Vec<u8>,
+    },
     Flush(mpsc::Sender<()>),
 }
 
@@ -440,6 +492,21 @@ impl Writer {
     pub fn send(&self, ev: Event) {
         if self.tx.send(Msg::Event(ev)).is_err() {
             tracing::error!("the job table's writer has stopped; the result files stay the truth");
+        }
+    }
+
+    /// Queue job `index`'s new checkpoint (never blocks): `bytes` is the encoded
+    /// `ChainCheckpoint`, with every row since iteration 1. It replaces the previous one in the
+    /// same transaction, so a kill at any moment leaves one whole checkpoint or the previous.
+    pub fn checkpoint(&self, index: usize, iteration: u64, code_version: String, bytes: Vec<u8>) {
+        let m = Msg::Checkpoint {
+            index,
+            iteration,
+            code_version,
+            bytes,
+        };
+        if self.tx.send(m).is_err() {
+            tracing::error!("the job table's writer has stopped; a checkpoint was not stored");
         }
     }
 
@@ -580,18 +647,67 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
              error = COALESCE(?5, error), started = COALESCE(?6, started), \
              finished = COALESCE(?7, finished) WHERE idx = ?1 AND (state != 'done' OR ?2 = 'done')",
         )?;
+        // A checkpoint of a chain already done is of no use (a late duplicate).
+        let mut save = tx.prepare_cached(
+            "INSERT OR REPLACE INTO checkpoints (idx, iteration, code_version, checkpoint, saved) \
+             SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS \
+             (SELECT 1 FROM jobs WHERE idx = ?1 AND state = 'done')",
+        )?;
+        let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
+        let mut resumed = tx.prepare_cached(
+            "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
+             VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
+        )?;
         for m in batch {
-            let Msg::Event(ev) = m else { continue };
-            let (state, attempts, worker, error, started, finished) = ev.row();
-            update.execute(params![
-                ev.index() as i64,
-                state,
-                attempts,
-                worker,
-                error,
-                started.then_some(t),
-                finished.then_some(t),
-            ])?;
+            match m {
+                Msg::Event(ev) => {
+                    let (state, attempts, worker, error, started, finished) = ev.row();
+                    update.execute(params![
+                        ev.index() as i64,
+                        state,
+                        attempts,
+                        worker,
+                        error,
+                        started.then_some(t),
+                        finished.then_some(t),
+                    ])?;
+                    match ev {
+                        Event::Done { index, .. } => {
+                            forget.execute([*index as i64])?;
+                        }
+                        Event::Started {
+                            index,
+                            attempt,
+                            worker,
+                            resumed_from: Some(it),
+                        } => {
+                            resumed.execute(params![
+                                *index as i64,
+                                attempt,
+                                *it as i64,
+                                worker,
+                                t
+                            ])?;
+                        }
+                        _ => {}
+                    }
+                }
+                Msg::Checkpoint {
+                    index,
+                    iteration,
+                    code_version,
+                    bytes,
+                } => {
+                    save.execute(params![
+                        *index as i64,
+                        *iteration as i64,
+                        code_version,
+                        bytes,
+                        t
+                    ])?;
+                }
+                Msg::Flush(_) => {}
+            }
         }
     }
     tx.commit()
@@ -616,6 +732,7 @@ mod tests {
             index: 0,
             attempt: 1,
             worker: "a".into(),
+            resumed_from: None,
         });
         for _ in 0..2 {
             w.send(Event::Done {
@@ -653,5 +770,46 @@ mod tests {
             .err()
             .expect("another plan must be refused");
         assert!(e.to_string().contains("another experiment"), "{e}");
+    }
+
+    #[test]
+    fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
+        let w = store.into_writer();
+        for (it, bytes) in [(10, vec![1u8]), (20, vec![2u8, 2])] {
+            w.checkpoint(0, it, "v1".into(), bytes.clone());
+            w.checkpoint(1, it, "v1".into(), bytes);
+        }
+        w.send(Event::Started {
+            index: 1,
+            attempt: 2,
+            worker: "b".into(),
+            resumed_from: Some(20),
+        });
+        w.send(Event::Done {
+            index: 0,
+            attempts: 1,
+            worker: "a".into(),
+        });
+        // A late checkpoint of a done chain is not kept.
+        w.checkpoint(0, 30, "v1".into(), vec![3]);
+        let store = w.finish().expect("finish");
+        let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[&1], vec![2, 2]);
+        let resumes: (i64, i64, i64, Option<f64>) = store
+            .conn
+            .query_row(
+                "SELECT idx, attempt, iteration, checkpoint_saved FROM resumes",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .expect("one resume");
+        assert_eq!((resumes.0, resumes.1, resumes.2), (1, 2, 20));
+        assert!(
+            resumes.3.is_some(),
+            "the resumed-from checkpoint's save time"
+        );
     }
 }

@@ -55,6 +55,25 @@ profiles: {quick: {}, paper: {}}
 "#;
 const SLOW_CHAINS: usize = 8;
 
+/// Two long chains (several seconds each), checkpointed every 200 iterations by the tests'
+/// `--checkpoint-iterations 200`; the uninterrupted reference saves none (the default is every
+/// 60 s), so equal files also show that checkpoints change nothing.
+const LONG_YAML: &str = r#"
+name: durable_long
+model: wood2006
+seed: 13
+chains: 2
+replicates: 1
+run: {iterations: 12000, burn_in: 2000, thin: 10}
+params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, update_hyperparameters: true, k_new_max: 10, init: empty}
+dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 500, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+monitor: [k_plus, log_joint]
+report: [wood2006.fig3]
+profiles: {quick: {}, paper: {}}
+"#;
+const LONG_CHAINS: usize = 2;
+const CHECKPOINTS: [&str; 2] = ["--checkpoint-iterations", "200"];
+
 fn yaml_file(dir: &Path) -> PathBuf {
     write_yaml(dir, YAML)
 }
@@ -91,7 +110,12 @@ fn check(out: &Output, what: &str) {
 fn reference(yaml: &str) -> &'static Path {
     static REF: OnceLock<tempfile::TempDir> = OnceLock::new();
     static SLOW_REF: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let cell = if yaml == SLOW_YAML { &SLOW_REF } else { &REF };
+    static LONG_REF: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let cell = match yaml {
+        SLOW_YAML => &SLOW_REF,
+        LONG_YAML => &LONG_REF,
+        _ => &REF,
+    };
     let dir = cell
         .get_or_init(|| {
             let tmp = tempfile::tempdir().expect("tempdir");
@@ -587,4 +611,106 @@ fn a_worker_with_a_wrong_token_says_so_and_exits_non_zero() {
         "the token is never printed: {err}"
     );
     assert!(waited < Duration::from_secs(30), "gave up after {waited:?}");
+}
+
+/// A single number from the live job table (read-only, while the coordinator writes).
+fn query_f64(dir: &Path, sql: &str) -> Option<f64> {
+    let conn = rusqlite::Connection::open_with_flags(
+        dir.join("jobs.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .ok()?;
+    conn.query_row(sql, [], |r| r.get::<_, Option<f64>>(0))
+        .ok()
+        .flatten()
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64()
+}
+
+/// Issue 13: a worker killed with SIGKILL in the middle of a long chain, after a checkpoint;
+/// the chain resumes from it on the other worker, and the run is byte-identical to an
+/// uninterrupted one (which saved no checkpoint).
+#[test]
+fn a_worker_killed_mid_chain_resumes_from_its_checkpoint() {
+    let mut extra = vec!["--lease-timeout", "2"];
+    extra.extend(CHECKPOINTS);
+    let (_tmp, out, mut coord, mut worker) = remote_chain_running(LONG_YAML, &extra);
+    let on_remote = "SELECT MAX(c.iteration) FROM checkpoints c JOIN jobs j ON c.idx = j.idx \
+                     WHERE j.state = 'running' AND j.worker NOT LIKE 'local-%'";
+    wait_for(
+        "a checkpoint of the remote worker's chain",
+        Duration::from_secs(60),
+        || query_f64(&out, on_remote).is_some_and(|it| it >= 1000.0),
+    );
+    worker.kill().expect("SIGKILL the worker");
+    let killed_at = unix_now();
+    let _ = worker.wait();
+    let status = wait_exit(&mut coord, Duration::from_secs(180));
+    let err = stderr_text(&mut coord);
+    assert!(status.success(), "coordinator: {status:?}\n{err}");
+    assert_n_done_once(&out, LONG_CHAINS);
+    let resumed_at = query_f64(&out, "SELECT MAX(iteration) FROM resumes")
+        .expect("the killed chain resumed from a checkpoint");
+    assert!(resumed_at >= 1000.0, "resumed at iteration {resumed_at}");
+    let saved = query_f64(&out, "SELECT MAX(checkpoint_saved) FROM resumes").expect("saved");
+    eprintln!(
+        "worker killed: resumed at iteration {resumed_at}; work lost {:.2} s (kill − last checkpoint)",
+        killed_at - saved
+    );
+    assert_same_as(&out, LONG_YAML, LONG_CHAINS);
+}
+
+/// Issue 13: the coordinator (and with it its local workers) killed with SIGKILL while two long
+/// chains run; the rerun resumes both from their stored checkpoints, byte-identical.
+#[test]
+fn a_killed_coordinator_resumes_long_chains_from_their_checkpoints() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = write_yaml(tmp.path(), LONG_YAML);
+    let out = tmp.path().join("run");
+    let mut args = vec!["--local-workers", "2"];
+    args.extend(CHECKPOINTS);
+    let mut first = run_cmd(&yaml, &out, &args).spawn().expect("spawn");
+    wait_for(
+        "checkpoints of both chains",
+        Duration::from_secs(60),
+        || {
+            query_f64(
+                &out,
+                "SELECT MIN(iteration) FROM checkpoints WHERE iteration >= 1000",
+            )
+            .is_some()
+                && query_f64(&out, "SELECT COUNT(*) FROM checkpoints").is_some_and(|n| n >= 2.0)
+        },
+    );
+    first.kill().expect("SIGKILL the coordinator");
+    let _ = first.wait();
+    assert_eq!(
+        stored_chains(&out),
+        0,
+        "killed too late: a chain had finished"
+    );
+
+    let second = run_cmd(&yaml, &out, &args).output().expect("rerun");
+    check(&second, "resumed run");
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("2 chains resume from their checkpoints"),
+        "{err}"
+    );
+    assert_eq!(
+        query_f64(&out, "SELECT COUNT(*) FROM resumes WHERE iteration >= 1000"),
+        Some(2.0)
+    );
+    assert_eq!(
+        query_f64(&out, "SELECT COUNT(*) FROM checkpoints"),
+        Some(0.0),
+        "a done chain keeps no checkpoint"
+    );
+    assert_n_done_once(&out, LONG_CHAINS);
+    assert_same_as(&out, LONG_YAML, LONG_CHAINS);
 }

@@ -15,4 +15,5 @@ pub mod node;
 pub mod wire;
 
 /// Protocol version spoken by this build. Coordinator and worker refuse each other on mismatch.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// 2: checkpoints (`Job.resume`, `ChainEvent.checkpoint`).
+pub const PROTOCOL_VERSION: u32 = 2;

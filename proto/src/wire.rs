@@ -1,9 +1,9 @@
 //! Conversions between the wire messages of `causeway/v1/worker.proto` and the library's types,
 //! and the code version both ends report.
 
-use causeway_papers::{ChainOutput, Matrix};
+use causeway_papers::{ChainOutput, Checkpoint, Matrix};
 
-use crate::v1::ChainResult;
+use crate::v1::{ChainCheckpoint, ChainResult};
 
 /// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
 /// coordinator requeues such a chain without counting an attempt.
@@ -73,4 +73,31 @@ pub fn chain_output_from_result(r: ChainResult) -> Result<ChainOutput, String> {
             .collect::<Result<Vec<_>, _>>()?,
         elapsed_seconds: r.elapsed_seconds,
     })
+}
+
+/// A checkpoint as the worker sends it: its state and the rows since the previous one.
+pub fn checkpoint_to_wire(job_id: &str, c: Checkpoint) -> ChainCheckpoint {
+    ChainCheckpoint {
+        job_id: job_id.to_string(),
+        iteration: c.iteration,
+        sampler_state: c.sampler_state,
+        rng_word_pos: c.rng_word_pos.to_le_bytes().to_vec(),
+        iterations: c.iterations,
+        trace: c.trace,
+        stats: c.stats,
+        elapsed_seconds: c.elapsed_seconds,
+        code_version: CODE_VERSION.to_string(),
+    }
+}
+
+/// The RNG word position of a wire checkpoint. Errors unless it is 16 bytes.
+pub fn rng_word_pos(c: &ChainCheckpoint) -> Result<u128, String> {
+    let bytes: [u8; 16] = c.rng_word_pos.as_slice().try_into().map_err(|_| {
+        format!(
+            "checkpoint of {}: rng_word_pos has {} bytes, not 16",
+            c.job_id,
+            c.rng_word_pos.len()
+        )
+    })?;
+    Ok(u128::from_le_bytes(bytes))
 }

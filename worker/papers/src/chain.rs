@@ -100,15 +100,17 @@ pub trait Sampler: Send {
     }
 }
 
-/// Encode a sampler's state (postcard: exact for every f64, NaN and infinities included).
+/// Encode a sampler's state (CBOR via ciborium: self-describing, exact for every f64 and u128).
 pub fn encode_state<T: Serialize + ?Sized>(state: &T) -> Result<Vec<u8>, SamplerError> {
-    postcard::to_stdvec(state)
-        .map_err(|e| SamplerError::InvalidState(format!("saving the sampler state: {e}")))
+    let mut out = Vec::new();
+    ciborium::into_writer(state, &mut out)
+        .map_err(|e| SamplerError::InvalidState(format!("saving the sampler state: {e}")))?;
+    Ok(out)
 }
 
 /// Decode a state written by [`encode_state`]. Errors: truncated or foreign bytes.
 pub fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, SamplerError> {
-    postcard::from_bytes(bytes)
+    ciborium::from_reader(bytes)
         .map_err(|e| SamplerError::InvalidState(format!("restoring the sampler state: {e}")))
 }
 

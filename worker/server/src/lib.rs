@@ -20,15 +20,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use causeway_papers::{Dataset, RunSpec, SamplerError, chain_rng, registry, run_chain_cancellable};
+use causeway_papers::{
+    ChainControl, CheckpointEvery, Dataset, Resume, RunSpec, SamplerError, chain_rng, drive_chain,
+    registry,
+};
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::auth;
 use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
-    ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress, RegisterRequest, chain_event,
+    ChainCheckpoint, ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress,
+    RegisterRequest, chain_event,
 };
-use causeway_proto::wire::{CODE_VERSION, DRAINING, chain_result_from_output, matrix_from_wire};
+use causeway_proto::wire::{
+    CODE_VERSION, DRAINING, chain_result_from_output, checkpoint_to_wire, matrix_from_wire,
+    rng_word_pos,
+};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -129,18 +136,36 @@ fn prepare(
     ))
 }
 
-/// Run one job to a result, synchronously. Used by the gRPC handler on a blocking thread, and
-/// directly by tests and benchmarks.
+/// Run one job to a result, synchronously. Used by tests and benchmarks; the gRPC handler runs
+/// [`execute_cancellable`] on a blocking thread.
 pub fn execute(job: &Job, worker_id: &str, progress: &mut dyn FnMut(u64, u64)) -> ChainResult {
-    execute_cancellable(job, worker_id, progress, &AtomicBool::new(false))
+    execute_cancellable(
+        job,
+        worker_id,
+        progress,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+    )
 }
 
-/// [`execute`] that stops the chain (a failed result, "cancelled") once `cancel` is set.
+/// The checkpoint policy a job asks for (zero or non-finite: not by that rule).
+fn checkpoint_every(job: &Job) -> CheckpointEvery {
+    CheckpointEvery {
+        iterations: (job.checkpoint_iterations > 0).then_some(job.checkpoint_iterations),
+        seconds: (job.checkpoint_seconds > 0.0 && job.checkpoint_seconds.is_finite())
+            .then_some(job.checkpoint_seconds),
+    }
+}
+
+/// [`execute`] that stops the chain (a failed result, "cancelled") once `cancel` is set, goes on
+/// from `job.resume` if the job carries a checkpoint, and hands every checkpoint the job asks
+/// for to `on_checkpoint` (an error there, e.g. a closed stream, cancels the chain).
 pub fn execute_cancellable(
     job: &Job,
     worker_id: &str,
     progress: &mut dyn FnMut(u64, u64),
     cancel: &AtomicBool,
+    on_checkpoint: &mut dyn FnMut(ChainCheckpoint) -> Result<(), String>,
 ) -> ChainResult {
     // A chain is a deterministic function of its job: only a cancelled one may succeed if run
     // again.
@@ -159,10 +184,48 @@ pub fn execute_cancellable(
     let Some(seed) = job.seed else {
         return failed("job has no seed".into(), false);
     };
+    let resume = match &job.resume {
+        None => None,
+        Some(c) if c.code_version != CODE_VERSION => {
+            return failed(
+                format!(
+                    "checkpoint saved by code version {}, this worker is {CODE_VERSION}",
+                    c.code_version
+                ),
+                false,
+            );
+        }
+        Some(c) => match rng_word_pos(c) {
+            Ok(pos) => Some(Resume {
+                iteration: c.iteration,
+                sampler_state: &c.sampler_state,
+                rng_word_pos: pos,
+                elapsed_offset: c.elapsed_seconds.last().copied().unwrap_or(0.0),
+            }),
+            Err(e) => return failed(e, false),
+        },
+    };
     let mut rng = chain_rng(seed.base_seed, seed.cell, seed.replicate, seed.chain);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut sampler = model.sampler(&params, &data, &mut rng)?;
-        run_chain_cancellable(sampler.as_mut(), &run, &mut rng, progress, cancel)
+        drive_chain(
+            sampler.as_mut(),
+            &run,
+            &mut rng,
+            ChainControl {
+                progress,
+                cancel,
+                resume,
+                every: checkpoint_every(job),
+                on_checkpoint: &mut |c| {
+                    let at = c.iteration;
+                    on_checkpoint(checkpoint_to_wire(&job.job_id, c)).map_err(|e| {
+                        tracing::debug!("checkpoint at iteration {at} not sent: {e}");
+                        SamplerError::Cancelled(at)
+                    })
+                },
+            },
+        )
     }));
     match outcome {
         Ok(Ok(out)) => chain_result_from_output(&job.job_id, worker_id, out),
@@ -263,7 +326,15 @@ impl Worker for WorkerService {
                 done.store(d, Ordering::Relaxed);
                 total.store(t, Ordering::Relaxed);
             };
-            let result = execute_cancellable(&job, &id, &mut progress, &cancel);
+            let ckpt_tx = tx.clone();
+            let mut on_checkpoint = |c: ChainCheckpoint| {
+                ckpt_tx
+                    .blocking_send(Ok(ChainEvent {
+                        event: Some(chain_event::Event::Checkpoint(c)),
+                    }))
+                    .map_err(|_| "the coordinator closed the stream".to_string())
+            };
+            let result = execute_cancellable(&job, &id, &mut progress, &cancel, &mut on_checkpoint);
             let _ = tx.blocking_send(Ok(ChainEvent {
                 event: Some(chain_event::Event::Result(result)),
             }));

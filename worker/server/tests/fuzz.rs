@@ -204,6 +204,7 @@ fn job() -> impl Strategy<Value = Job> {
                 chain,
             }),
             observed,
+            ..Default::default()
         })
 }
 
@@ -251,6 +252,7 @@ fn huge_shapes_fail_cleanly() {
                 values: vec![1.0; 4],
                 ..Default::default()
             }],
+            ..Default::default()
         };
         let r = execute(&job, "fuzz", &mut |_, _| {});
         assert!(!r.ok);

@@ -378,7 +378,7 @@ pub fn read_binary_csv(path: &std::path::Path, hide: &[String]) -> Result<Datase
 ///
 /// Used for `X` (N observed × T trials), `Z` (N observed × K causes) and `Y` (K causes × T
 /// trials) of Wood et al. (2006), §2.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BinaryMatrix {
     /// Number of rows.
     pub rows: usize,

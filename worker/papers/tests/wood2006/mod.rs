@@ -3,6 +3,7 @@
 //! tests ([`geweke`]); [`support`] holds the paper-specific exact posteriors.
 
 mod api;
+mod checkpoint;
 mod enumeration;
 mod geweke;
 mod support;

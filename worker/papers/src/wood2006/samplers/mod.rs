@@ -25,7 +25,7 @@ use crate::wood2006::params::{Init, Params, SamplerKind};
 /// patterns of each trial.
 pub const MAP_Y_EXACT_MAX_K: usize = 12;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct MapState {
     log_joint: f64,
     /// N × K_+ (non-zero columns only).
@@ -43,6 +43,7 @@ struct MapState {
 /// hyperparameters). Trace: `k_plus`, (`k`, RJMCMC only), `log_joint`, `alpha`, `lambda`,
 /// `epsilon`, `p` — see [`HiddenCauseSampler::trace_names`]. Summary matrices: `zzt_mean`,
 /// `zzt_draws`, `map_z`, `map_y`, `map_log_joint`, `map_y_mean` — see [`Sampler::summary`].
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct HiddenCauseSampler {
     core: Core,
     row_names: Vec<String>,
@@ -456,4 +457,6 @@ impl Sampler for HiddenCauseSampler {
             self.map_y_mean(),
         ]
     }
+
+    crate::serde_checkpoint!();
 }

@@ -13,7 +13,7 @@ use crate::wood2006::equations as eq;
 use crate::wood2006::params::{Params, SamplerKind};
 
 /// The hyperparameters of the model (§3, §6).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Hyper {
     /// IBP concentration α > 0 (§3.2).
     pub alpha: f64,
@@ -29,7 +29,7 @@ pub struct Hyper {
 /// `HiddenCauseSampler::with_defect`, which exists only with the `testing` feature;
 /// without it every sampler runs with no defect. See `causeway_papers::testing` for the
 /// convention shared by all papers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Defect {
     /// Eq. 11 without the prior term: θ̄ = 1/2 instead of `m_{-i,k}/N` (or Eq. 10).
     DropPriorTerm,
@@ -41,7 +41,7 @@ pub enum Defect {
 }
 
 /// One hidden cause: its column of Z, its row of Y, and `m_k`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Cause {
     /// Column k of Z, length N.
     pub z: Vec<u8>,
@@ -81,7 +81,7 @@ impl Cause {
 }
 
 /// Eq. 3 tabulated for `η = 0..len`: `ln_px[2η + x]` and `step[2η + x] = ln P(x|η+1) − ln P(x|η)`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tables {
     lambda: f64,
     epsilon: f64,
@@ -208,7 +208,7 @@ pub(super) fn cumulative(logw: &[f64], out: &mut Vec<f64>) -> Option<()> {
 }
 
 /// State and kernels shared by both samplers.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Core {
     pub kind: SamplerKind,
     pub cfg: Params,
