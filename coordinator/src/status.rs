@@ -22,6 +22,11 @@ pub struct Status {
     pub eta_seconds: Option<f64>,
     /// A `causeway run` holds the directory's lock now.
     pub active: bool,
+    /// Chains with a stored checkpoint (issue 13): `(job id, iterations done, seconds since it
+    /// was saved)`, in plan order. Empty for a run directory from before checkpoints.
+    pub checkpoints: Vec<(String, u64, f64)>,
+    /// Attempts that resumed from a checkpoint instead of starting at iteration 1.
+    pub resumes: usize,
 }
 
 /// The job table opened read-only; on a read-only file system (where SQLite cannot create the
@@ -111,7 +116,31 @@ pub fn status(dir: &Path) -> Result<Status, JobTableError> {
         .sum();
     // A stopped run has no time left to estimate: nothing is running.
     let eta_seconds = rate.filter(|r| *r > 0.0 && active).map(|r| left as f64 / r);
+    // Tables an older causeway did not make read as empty.
+    let t = now();
+    let checkpoints = conn
+        .prepare(
+            "SELECT j.job_id, c.iteration, c.saved FROM checkpoints c JOIN jobs j \
+             ON c.idx = j.idx ORDER BY c.idx",
+        )
+        .and_then(|mut st| {
+            st.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)? as u64,
+                    t - r.get::<_, f64>(2)?,
+                ))
+            })?
+            .collect::<Result<Vec<_>, _>>()
+        })
+        .unwrap_or_default();
+    let resumes = conn
+        .query_row("SELECT COUNT(*) FROM resumes", [], |r| r.get::<_, i64>(0))
+        .map(|n| n as usize)
+        .unwrap_or(0);
     Ok(Status {
+        checkpoints,
+        resumes,
         active,
         total,
         counts,
@@ -154,6 +183,19 @@ pub fn render_status(s: &Status) -> String {
             } else {
                 out.push_str("finished\n");
             }
+        }
+    }
+    if !s.checkpoints.is_empty() || s.resumes > 0 {
+        out.push_str(&format!(
+            "checkpoints: {} chains saved, {} attempts resumed from one\n",
+            s.checkpoints.len(),
+            s.resumes
+        ));
+        for (job, it, age) in &s.checkpoints {
+            out.push_str(&format!(
+                "  {job}  iteration {it}  saved {} ago\n",
+                human_seconds(*age)
+            ));
         }
     }
     if !s.failures.is_empty() {

@@ -681,10 +681,9 @@ fn a_killed_coordinator_resumes_long_chains_from_their_checkpoints() {
         || {
             query_f64(
                 &out,
-                "SELECT MIN(iteration) FROM checkpoints WHERE iteration >= 1000",
+                "SELECT COUNT(*) FROM checkpoints WHERE iteration >= 1000",
             )
-            .is_some()
-                && query_f64(&out, "SELECT COUNT(*) FROM checkpoints").is_some_and(|n| n >= 2.0)
+            .is_some_and(|n| n >= 2.0)
         },
     );
     first.kill().expect("SIGKILL the coordinator");

@@ -428,6 +428,15 @@ pub fn render_json(results: &[(String, Diagnostics)]) -> String {
     out
 }
 
+/// R-hat for a table: `>100` above 100 (infinite included; JSON and CSV keep the value).
+fn fmt_rhat(x: f64) -> String {
+    if x > 100.0 {
+        ">100".into()
+    } else {
+        fmt_fixed(x, 3)
+    }
+}
+
 fn fmt_fixed(x: f64, decimals: usize) -> String {
     if x.is_finite() {
         format!("{x:.decimals$}")
@@ -463,7 +472,7 @@ fn fmt_sig4(x: f64) -> String {
 }
 
 /// Render results as an aligned text table (`causeway diagnose --format table`): one row
-/// per variable, R-hats with 3 decimals, ESS rounded to whole draws, MCSE with 4 significant
+/// per variable, R-hats with 3 decimals (`>100` above 100), ESS rounded to whole draws, MCSE with 4 significant
 /// digits, non-finite values as `NaN`/`inf`. Ends with a newline.
 pub fn render_table(results: &[(String, Diagnostics)]) -> String {
     let header = [
@@ -480,8 +489,8 @@ pub fn render_table(results: &[(String, Diagnostics)]) -> String {
         .map(|(name, d)| {
             [
                 name.clone(),
-                fmt_fixed(d.rhat, 3),
-                fmt_fixed(d.rhat_split, 3),
+                fmt_rhat(d.rhat),
+                fmt_rhat(d.rhat_split),
                 fmt_fixed(d.ess_bulk, 0),
                 fmt_fixed(d.ess_tail, 0),
                 fmt_fixed(d.ess_mean, 0),

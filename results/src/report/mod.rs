@@ -584,7 +584,13 @@ pub fn markdown(t: &Table) -> String {
         let cells: Vec<String> = df
             .columns()
             .iter()
-            .map(|c| cell_text(c.get(i).ok()))
+            .map(|c| {
+                let v = c.get(i).ok();
+                match v {
+                    Some(AnyValue::Float64(x)) if c.name().contains("rhat") => rhat_text(x),
+                    _ => cell_text(v),
+                }
+            })
             .collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
@@ -603,6 +609,13 @@ fn cell_text(v: Option<AnyValue<'_>>) -> String {
         Some(AnyValue::StringOwned(s)) => s.to_string(),
         Some(other) => other.to_string(),
     }
+}
+
+/// An R-hat for a Markdown table: above 100 (infinite included) it reads `>100`, a figure that
+/// says "not converged at all" without 16 meaningless digits (issue 13). The CSV keeps the exact
+/// value (`inf` where infinite).
+pub fn rhat_text(x: f64) -> String {
+    if x > 100.0 { ">100".into() } else { fmt_f64(x) }
 }
 
 /// Human formatting of a float for tables.
@@ -678,6 +691,14 @@ pub fn pm(mean: f64, sd: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_rhat_above_100_reads_more_than_100_in_markdown_only() {
+        assert_eq!(super::rhat_text(6_480_782_600_785_514.0), ">100");
+        assert_eq!(super::rhat_text(f64::INFINITY), ">100");
+        assert_eq!(super::rhat_text(1.0123), "1.012");
+        assert_eq!(super::rhat_text(f64::NAN), "NaN");
+    }
+
     use super::*;
 
     fn fresh() -> CellConvergence {
