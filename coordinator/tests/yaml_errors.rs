@@ -377,3 +377,26 @@ fn a_cause_is_printed_once() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("No such file").count(), 1, "{err}");
 }
+
+#[test]
+fn checkpoint_every_is_read_and_a_bad_one_is_refused_at_its_line() {
+    let with = |v: &str| GOOD.replace("profiles:", &format!("checkpoint_every: {v}\nprofiles:"));
+    let plan = plan_from_str(
+        Path::new("exp.yaml"),
+        &with("{seconds: 5, iterations: 100}"),
+        ProfileName::Quick,
+        None,
+    )
+    .expect("valid");
+    assert_eq!(plan.checkpoint_every.seconds, Some(5.0));
+    assert_eq!(plan.checkpoint_every.iterations, Some(100));
+    let e = err(&with("{seconds: -1}"));
+    assert!(e.starts_with("exp.yaml:17:"), "{e}");
+    assert!(
+        e.contains("checkpoint_every.seconds") && e.contains("≥ 0"),
+        "{e}"
+    );
+    let e = err(&with("{minutes: 1}"));
+    assert!(e.starts_with("exp.yaml:17:"), "{e}");
+    assert!(e.contains("minutes") && e.contains("seconds"), "{e}");
+}
