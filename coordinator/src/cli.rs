@@ -78,6 +78,10 @@ enum Command {
         /// loses (0: not by time) [default: checkpoint_every.seconds in the YAML, else 60].
         #[arg(long)]
         checkpoint_every: Option<f64>,
+        /// Seed the chains' streams with N instead of the YAML's `seed` (or `chain_seed`); the
+        /// datasets keep theirs, so two runs that differ only here estimate the same quantities.
+        #[arg(long)]
+        chain_seed: Option<u64>,
         /// Also save a checkpoint every N iterations (0: not by count) [default:
         /// checkpoint_every.iterations in the YAML, else not by count].
         #[arg(long)]
@@ -242,6 +246,7 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             advertise,
             checkpoint_every,
             checkpoint_iterations,
+            chain_seed,
             security,
         } => {
             let security = security.load()?;
@@ -251,6 +256,10 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                     eprintln!("error: {e}");
                     return Ok(ExitCode::from(2));
                 }
+            };
+            let plan = match chain_seed {
+                Some(seed) => plan.with_chain_seed(seed),
+                None => plan,
             };
             let out = out.unwrap_or_else(|| runner::default_out(&plan));
             let workers = match (workers, local_workers) {

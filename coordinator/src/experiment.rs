@@ -34,14 +34,16 @@ use std::path::{Path, PathBuf};
 use causeway_papers::{DataContext, ParamError, RunSpec, dataset_rng, registry, stable_hash};
 use causeway_proto::wire::CODE_VERSION;
 use causeway_results::check::{Expected, ExpectedValue};
-use causeway_results::rundir::{CellRecord, JobRecord, Manifest, SeedRecord};
+use causeway_results::rundir::{CellRecord, Manifest};
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 
 pub use crate::positions::Positions;
 
 mod checks;
+mod jobs;
 use checks::{check_name, check_report_and_monitor, non_finite};
+use jobs::expand_jobs;
 
 /// An experiment-file error, located in the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +91,9 @@ struct ExperimentFile {
     description: String,
     model: String,
     seed: u64,
+    /// The chains' streams' seed when it is not `seed` (issue 18): datasets keep `seed`.
+    #[serde(default)]
+    chain_seed: Option<u64>,
     #[serde(default = "one")]
     chains: u64,
     #[serde(default = "one")]
@@ -204,42 +209,6 @@ pub struct Plan {
     /// scalars, report kinds, the papers' values, every cell and every chain with its seed.
     /// Built once here; `causeway run` writes it as it is, adding the code versions.
     pub manifest: Manifest,
-}
-
-/// Every chain of the grid, cell-major, then replicate, then chain.
-fn expand_jobs(
-    cells: &[CellRecord],
-    base_seed: u64,
-    replicates: u64,
-    chains: u64,
-) -> Vec<JobRecord> {
-    let wc = digits(cells.len());
-    let wr = digits(replicates as usize);
-    let wk = digits(chains as usize);
-    let mut out = Vec::with_capacity(cells.len() * (replicates * chains) as usize);
-    for c in cells {
-        for r in 0..replicates {
-            for k in 0..chains {
-                out.push(JobRecord {
-                    job_id: format!("cell{:0wc$}-rep{:0wr$}-chain{:0wk$}", c.index, r, k),
-                    cell: c.index,
-                    replicate: r,
-                    chain: k,
-                    seed: SeedRecord {
-                        base_seed,
-                        cell: c.key,
-                        replicate: r,
-                        chain: k,
-                    },
-                });
-            }
-        }
-    }
-    out
-}
-
-fn digits(n: usize) -> usize {
-    n.saturating_sub(1).max(1).to_string().len()
 }
 
 struct Ctx<'a> {
@@ -617,7 +586,7 @@ pub fn plan_from_str(
     check_report_and_monitor(&ctx, &ef, model)?;
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
-    let jobs = expand_jobs(&cells, ef.seed, replicates, chains);
+    let jobs = expand_jobs(&cells, ef.chain_seed.unwrap_or(ef.seed), replicates, chains);
     Ok(Plan {
         file: file.to_path_buf(),
         text: text.to_string(),
@@ -635,6 +604,7 @@ pub fn plan_from_str(
             code_version: CODE_VERSION.to_string(),
             code_versions: vec![CODE_VERSION.to_string()],
             base_seed: ef.seed,
+            chain_seed: ef.chain_seed,
             experiment_file: file.display().to_string(),
             monitor: ef.monitor,
             report: ef.report,

@@ -235,6 +235,16 @@ fn existing_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<Opt
     let old = rd
         .read_manifest()
         .with_context(|| format!("reading {}", rd.manifest_path().display()))?;
+    if old.chain_seed != plan.manifest.chain_seed && old.cells == plan.manifest.cells {
+        let seed = |m: &Manifest| m.chain_seed.unwrap_or(m.base_seed);
+        anyhow::bail!(
+            "{} holds chains of chain seed {}, not {}: a run directory keeps one chain seed; \
+             choose another --out",
+            out.display(),
+            seed(&old),
+            seed(&plan.manifest)
+        );
+    }
     if old.cells != plan.manifest.cells || old.jobs != plan.manifest.jobs {
         anyhow::bail!(
             "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",
@@ -714,6 +724,7 @@ mod tests {
             code_version: code_version.into(),
             code_versions: code_versions.iter().map(|s| s.to_string()).collect(),
             base_seed: 1,
+            chain_seed: None,
             experiment_file: "e.yaml".into(),
             monitor: vec![],
             report: vec![],

@@ -116,7 +116,13 @@ pub struct Manifest {
     /// Absent in manifests written before this field existed.
     #[serde(default)]
     pub code_versions: Vec<String>,
+    /// The experiment's seed: every dataset's stream, and the chains' unless `chain_seed` is
+    /// set.
     pub base_seed: u64,
+    /// The chains' streams' seed when it differs from `base_seed` (`chain_seed:` or
+    /// `--chain-seed`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_seed: Option<u64>,
     pub experiment_file: String,
     /// Scalars monitored for convergence (R-hat, ESS) in every table.
     pub monitor: Vec<String>,

@@ -251,8 +251,12 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         tables.extend((k.build)(rd, &m, &conv)?);
     }
     tables.push(convergence_table(&m, &conv)?);
+    let chain_seed = m
+        .chain_seed
+        .map(|s| format!(", chain seed {s}"))
+        .unwrap_or_default();
     let mut report = format!(
-        "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}.\n\n",
+        "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}{chain_seed}.\n\n",
         m.name, m.description, m.profile, m.code_version, m.base_seed
     );
     for t in &mut tables {
