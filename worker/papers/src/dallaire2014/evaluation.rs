@@ -17,7 +17,7 @@
 use crate::data::Matrix;
 
 /// Per-column affine standardization fitted on a training matrix: z = (x − mean)/sd.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Standardizer {
     /// Column means, d.
     pub mean: Vec<f64>,
@@ -94,7 +94,7 @@ pub struct KlEstimate {
 /// Q (Pérez-Cruz 2008, eq 14 with its erratum corrected; issue 17 §3). Distances are counted with
 /// multiplicity; a distance of exactly 0 (in f64) is skipped and counted as a tie. The queries
 /// are exact (see [`knn`]): the result is bit for bit that of a brute-force scan.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct KnnKl {
     p: Vec<f64>,
     n: usize,
@@ -232,7 +232,7 @@ pub fn kl_knn(p: &[f64], q: &[f64], d: usize, k: usize) -> Result<KlEstimate, St
 /// KL(test ‖ fantasy) as Table 1 computes it (issue 17 §3): the test set and every fantasy
 /// sample standardized with the **training** mean and sample sd, then [`KnnKl`] with P = the
 /// standardized test set. Built once per chain; each fantasy sample costs one [`KnnKl::kl`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FantasyKl {
     standardizer: Standardizer,
     knn: KnnKl,
@@ -302,7 +302,7 @@ impl FantasyKl {
 
 /// The reference rows of `kl_reference.csv` (issue 17 §3), in the standardized space of the
 /// training data.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KlReference {
     /// D̂(test ‖ train) (the paper quotes it in §5.1: 0.003 ring, 0.025 pinwheel, < 0.001 geyser,
     /// 0.113 iris, 0.109 abalone), nats.

@@ -34,7 +34,7 @@ pub const MAX_LEVELS: usize = u16::MAX as usize;
 
 /// A discrete dataset: `columns[j][i]` is the code of variable j in row i (n rows × p variables,
 /// stored column-major), with `levels[j]` its k_j category labels in code order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DiscreteData {
     /// Variable names, p.
     pub names: Vec<String>,
@@ -45,7 +45,7 @@ pub struct DiscreteData {
 }
 
 /// The contingency table of one node given a parent set (§2.2), occupied configurations only.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParentTable {
     /// k_j, the number of categories of the child.
     pub k: usize,

@@ -187,7 +187,7 @@ pub struct Params {
 }
 
 /// Parameters resolved against a dataset: column indices, ρ_j, step sizes and t₀ of length k_j.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Resolved {
     /// The method.
     pub method: Method,

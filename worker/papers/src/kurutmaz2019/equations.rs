@@ -25,7 +25,7 @@ use statrs::function::gamma::{digamma, ln_gamma};
 pub const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
 /// A symmetric 2 × 2 matrix `[[xx, xy], [xy, yy]]` (a precision Λ or a covariance Λ⁻¹).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sym2 {
     /// Entry (0, 0).
     pub xx: f64,
@@ -93,7 +93,7 @@ fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
 
 /// A Normal-Gamma NG(m, Λ, a, b) over (w ∈ ℝ², ρ > 0): ρ ~ Gamma(a, rate b),
 /// w | ρ ~ N(m, (ρΛ)⁻¹). Source: App. A.1.7 (M = 2); eq. 3.4 (prior), §3.2 (posterior).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NormalGamma {
     /// Mean of w (2-vector).
     pub m: [f64; 2],

@@ -37,7 +37,7 @@ impl Hypothesis {
 
 /// Hyperparameters of one cell (§5.1). Under a causal hypothesis the cause gets (a1, b1) and the
 /// effect (a2, b2); under the spurious one both variables get (a1, b1).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Hyper {
     /// Dirichlet concentration γ of every class (eq. 3.3; §5.1: 10).
     pub gamma: f64,

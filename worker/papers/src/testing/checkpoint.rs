@@ -8,7 +8,7 @@ use crate::chain::{
     ChainControl, ChainOutput, Checkpoint, CheckpointEvery, Resume, RunSpec, Sampler, drive_chain,
     run_chain,
 };
-use crate::data::Matrix;
+use crate::data::{DataContext, Dataset, Matrix};
 use crate::seed::ChainRng;
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -132,4 +132,36 @@ pub fn assert_resumes_identically(
         );
     }
     saved.len()
+}
+
+/// A synthetic replicate of model `model`'s dataset `spec` (the YAML's `dataset` section as
+/// JSON), drawn from `rng`; no file is read (the data directory is the system's temporary one).
+/// Panics on an unknown model or a refused spec.
+pub fn synthetic_dataset(model: &str, spec: &serde_json::Value, rng: &mut ChainRng) -> Dataset {
+    let ctx = DataContext {
+        data_dir: std::env::temp_dir(),
+    };
+    crate::registry::model(model)
+        .and_then(|m| m.dataset(spec, &ctx, rng))
+        .unwrap_or_else(|e| panic!("{model} dataset {spec}: {e}"))
+}
+
+/// [`assert_resumes_identically`] for the sampler a worker runs: model `model`'s sampler from
+/// the registry, built from the cell's `params` (the YAML's `params` section as JSON) on `data`.
+/// Returns the number of checkpoints resumed from; panics as that function does, or if the
+/// sampler cannot be built.
+pub fn assert_model_resumes_identically(
+    model: &str,
+    params: &serde_json::Value,
+    data: &Dataset,
+    rng: &ChainRng,
+    spec: &RunSpec,
+    every: u64,
+) -> usize {
+    let m = crate::registry::model(model).unwrap_or_else(|e| panic!("{e}"));
+    let build = |rng: &mut ChainRng| {
+        m.sampler(params, data, rng)
+            .unwrap_or_else(|e| panic!("{model} sampler {params}: {e}"))
+    };
+    assert_resumes_identically(&build, rng, spec, every)
 }

@@ -1,5 +1,6 @@
 //! Tests of paper 004 (CIBP / eCIBP), model `dallaire2014`: `cargo test --workspace dallaire2014`.
 
+mod checkpoint;
 mod datasets;
 mod determinism;
 mod edge_prior;

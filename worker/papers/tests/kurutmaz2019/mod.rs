@@ -2,6 +2,7 @@
 //! ([`order`]), parameters and the registry ([`params`]), PG-CN ([`pg`]), SIS-CN ([`smc`]) and
 //! VB-CN / DEM-CN ([`vb_dem`]); [`common`] holds the shared data and fixture loaders.
 
+mod checkpoint;
 mod common;
 mod exact;
 mod order;

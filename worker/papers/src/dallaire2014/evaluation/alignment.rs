@@ -16,7 +16,7 @@ use crate::data::Matrix;
 
 /// Accumulated edge frequencies of posterior samples, aligned to a true network of U units
 /// (the first D observed).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct EdgeFrequencies {
     d: usize,
     units: usize,

@@ -223,7 +223,7 @@ pub fn maximize_ln_h(f: impl Fn(f64) -> f64) -> (f64, f64) {
 }
 
 /// A fitted KDE: the standardized training points, the widths and the training standardizer.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Kde {
     d: usize,
     /// n × d standardized training points.

@@ -29,7 +29,7 @@ use crate::dallaire2014::params::{BirthDeath, Params};
 use crate::seed::ChainRng;
 
 /// Counts of one Phase 2 sweep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Phase2Stats {
     /// Births proposed.
     pub births: usize,

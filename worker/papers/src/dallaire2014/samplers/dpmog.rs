@@ -37,7 +37,7 @@ use crate::data::Matrix;
 use crate::math::sample_log_weights;
 use crate::seed::ChainRng;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Cluster {
     stats: ClusterStats,
     pred: StudentT,
@@ -47,7 +47,7 @@ struct Cluster {
 /// `concentration` (α). Summary: `k_plus_mean`, `concentration_mean` (posterior means after
 /// burn-in; the current values if nothing was accumulated), `assignments` (N × 1, final cluster
 /// labels numbered by first appearance).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DpmogSampler {
     d: usize,
     n: usize,
@@ -449,4 +449,6 @@ impl Sampler for DpmogSampler {
             Matrix::new("assignments", self.n, 1, labels),
         ]
     }
+
+    crate::serde_checkpoint!();
 }

@@ -21,7 +21,7 @@ use crate::seed::ChainRng;
 /// standardized units), `loo_mean_log_lik` (standardized space), `test_mean_log_lik` (data
 /// units), `kl_train_test`, `kl_independent` and `zero_distance_ties` (the reference rows; the
 /// ties are those of D̂(test ‖ train)), each 1 × 1.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct KdeSampler {
     kde: Kde,
     kl: FantasyKl,
@@ -132,4 +132,6 @@ impl Sampler for KdeSampler {
             ),
         ]
     }
+
+    crate::serde_checkpoint!();
 }

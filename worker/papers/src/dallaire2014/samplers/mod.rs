@@ -36,7 +36,7 @@ use crate::seed::ChainRng;
 /// on only through `with_defect`, which exists only with the `testing` feature). The printed
 /// forms of eq 12 and eqs 15–16 are not here: they are `params` (`jump_prior: paper`,
 /// `birth_death: paper`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Defect {
     /// The eCIBP birth/death acceptance without the J terms (J_old(S′)/J(S) taken as 1).
     BirthWithoutJumpTerms,
@@ -54,12 +54,41 @@ pub enum Defect {
 /// every hidden unit and datum by MTM (eq 10); (2) Phase 1 edges (eqs 11–14); (3) Phase 2
 /// birth/death, once for every unit as the child (eqs 15–16); (4) the conjugate W, γ, ν (if
 /// `update_parameters`). The caches are recomputed from scratch at the start of each iteration.
-#[derive(Debug, Clone)]
+///
+/// Serialized (a chain checkpoint, issue 13) as its parameters and defect alone: the priors are
+/// rebuilt from the parameters, and the MTM scratch buffer holds nothing between calls.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "KernelState", try_from = "KernelState")]
 pub struct Kernel {
     params: Params,
     priors: Priors,
     defect: Option<Defect>,
     scratch: Vec<f64>,
+}
+
+/// What a [`Kernel`] is made from: its serialized form.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KernelState {
+    params: Params,
+    defect: Option<Defect>,
+}
+
+impl From<Kernel> for KernelState {
+    fn from(k: Kernel) -> Self {
+        KernelState {
+            params: k.params,
+            defect: k.defect,
+        }
+    }
+}
+
+impl TryFrom<KernelState> for Kernel {
+    type Error = SamplerError;
+    fn try_from(s: KernelState) -> Result<Self, SamplerError> {
+        let mut k = Kernel::new(&s.params)?;
+        k.defect = s.defect;
+        Ok(k)
+    }
 }
 
 impl Kernel {

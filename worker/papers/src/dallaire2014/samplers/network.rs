@@ -15,7 +15,7 @@ use crate::dallaire2014::equations::{self as eq, StructureCounts};
 use crate::dallaire2014::params::Params;
 
 /// One incoming edge of a unit: Z_ik = 1 with weight W_ik.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Edge {
     /// Slot id of the parent k.
     pub parent: usize,
@@ -26,7 +26,7 @@ pub struct Edge {
 }
 
 /// One unit: parameters, parents, children and its N activations with their caches.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Unit {
     /// Its layer m (0 = observed).
     pub layer: usize,
@@ -61,7 +61,7 @@ pub enum Exclude<'a> {
 }
 
 /// A layered network of continuous sigmoid units (eqs 1–2) with N data points.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Network {
     n: usize,
     d: usize,

@@ -14,7 +14,7 @@ use crate::dallaire2014::params::{ObservedMap as MapKind, Params};
 use crate::data::Matrix;
 
 /// A fitted observed-layer map: per column u = (x − center)/scale.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObservedMap {
     center: Vec<f64>,
     scale: Vec<f64>,

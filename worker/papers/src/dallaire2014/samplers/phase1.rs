@@ -20,7 +20,7 @@ use crate::dallaire2014::params::{JumpPrior, Params};
 use crate::seed::ChainRng;
 
 /// Counts of one Phase 1 sweep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Phase1Stats {
     /// Candidate edges visited.
     pub candidates: usize,

@@ -17,7 +17,7 @@ use crate::data::Matrix;
 use crate::seed::{ChainRng, evaluation_rng};
 
 /// What one iteration did (the sampler statistics).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SweepStats {
     /// MTM moves accepted (eq 10).
     pub mtm_accepted: usize,
@@ -63,6 +63,7 @@ fn summary_of(net: &Network) -> Vec<Matrix> {
 
 /// The KL of §5.1 for one chain: the test set standardized by the training mean and sd, the
 /// fantasy data drawn from the chain's evaluation stream.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct KlState {
     knn: KnnKl,
     standardizer: Standardizer,
@@ -89,6 +90,7 @@ struct KlState {
 /// ν) and `edges` (n_edges × 4: child index, parent index, W, is_jump), with unit indices in
 /// [`Network::ordered_ids`] order (layer by layer; the D observed units are 0..D in column
 /// order).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct NetworkSampler {
     kernel: Kernel,
     net: Network,
@@ -361,12 +363,15 @@ impl Sampler for NetworkSampler {
         }
         out
     }
+
+    crate::serde_checkpoint!();
 }
 
 /// `method: forward`: each iteration an independent draw of the network from the generative
 /// process of §3 ([`sample_network`] with no data). Trace: `n_units`, `n_edges`,
 /// `n_jump_edges`, `depth`, `log_joint` (structure log prior + parameter priors). Summary: the
 /// last draw, as for [`NetworkSampler`].
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ForwardSampler {
     params: Params,
     d: usize,
@@ -421,4 +426,6 @@ impl Sampler for ForwardSampler {
     fn summary(&self) -> Vec<Matrix> {
         summary_of(&self.net)
     }
+
+    crate::serde_checkpoint!();
 }

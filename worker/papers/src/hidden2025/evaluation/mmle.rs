@@ -131,7 +131,7 @@ pub enum Defect {
 }
 
 /// The result of [`mmle`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Mmle {
     /// β_j used.
     pub beta: f64,

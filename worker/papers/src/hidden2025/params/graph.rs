@@ -7,7 +7,7 @@ use crate::hidden2025::datasets::DiscreteData;
 use crate::params::ParamError;
 
 /// The multi-node part of [`Resolved`] (`dags`, `dag`); every vector is indexed like `nodes`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GraphSpec {
     /// The nodes (column indices).
     pub nodes: Vec<usize>,

@@ -105,6 +105,7 @@ pub fn dag_label(data: &DiscreteData, nodes: &[usize], parents: &[u64]) -> Strin
 /// `acceptance`, `step_sizes` (nodes × max k_j, NaN-padded), `edge_probabilities` (p × p,
 /// row = parent, column = child) and `dags` (visited DAGs × [count, frequency], most visited
 /// first).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct DagGibbsSampler {
     data: DiscreteData,
     cfg: Resolved,
@@ -419,6 +420,8 @@ impl Sampler for DagGibbsSampler {
         ));
         out
     }
+
+    crate::serde_checkpoint!();
 }
 
 /// The `dags` summary: visited DAGs × [count, frequency], most visited first (ties: fewer

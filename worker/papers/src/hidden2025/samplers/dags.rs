@@ -22,6 +22,7 @@ use crate::seed::ChainRng;
 /// burn-in): `t_mean`, `acceptance`, `step_sizes` (sampled nodes × max k_j, NaN-padded), `dags`
 /// (every candidate in YAML order × [count, frequency, prior]), `edge_probabilities` (p × p,
 /// row = parent, column = child).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct DagSampler {
     data: DiscreteData,
     cfg: Resolved,
@@ -349,4 +350,6 @@ impl Sampler for DagSampler {
         out.push(e);
         out
     }
+
+    crate::serde_checkpoint!();
 }

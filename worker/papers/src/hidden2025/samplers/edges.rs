@@ -16,7 +16,7 @@ pub const TABLE_CACHE_SIZE: usize = 4096;
 
 /// Contingency tables of one node keyed by the bit mask of its parents among a pool of columns
 /// (bit i ↦ `pool[i]`; parents in pool order). Each table is built once in O(n).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TableCache {
     /// The node j.
     pub node: usize,

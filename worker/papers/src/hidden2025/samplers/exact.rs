@@ -29,7 +29,7 @@ use crate::seed::ChainRng;
 pub const GRID_DEPTH_NATS: f64 = 40.0;
 
 /// One parent set of the exact posterior.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ExactSet {
     /// Bit mask over the pool (candidates, or the fixed parent set).
     pub mask: u64,
@@ -50,7 +50,7 @@ pub struct ExactSet {
 }
 
 /// The exact posterior of one node.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ExactPosterior {
     /// k_j.
     pub k: usize,
@@ -491,6 +491,7 @@ pub fn exact_dag_posterior(
 /// × [log_evidence, probability], most probable first; skipped sets have NaN log_evidence),
 /// `edge_probabilities` (candidates only, |Ca| × 1), `predictive` and `predictive_n`, named as
 /// [`super::HiddenSampler`]'s so tables can put them side by side.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ExactSampler {
     data: DiscreteData,
     cfg: Resolved,
@@ -574,4 +575,6 @@ impl Sampler for ExactSampler {
         ));
         out
     }
+
+    crate::serde_checkpoint!();
 }

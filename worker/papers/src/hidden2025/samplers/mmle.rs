@@ -14,6 +14,7 @@ use crate::seed::ChainRng;
 /// `mmle` (1 × k_j: π̃, column names the categories), `mmle_fit` (1 × 5: beta, objective,
 /// kkt_residual, iterations, converged as 0/1), `mmle_predictive` (eq 21: occupied parent
 /// configurations × k_j, row names their labels) and `mmle_n` (n_Pa of those configurations, × 1).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct MmleSampler {
     data: DiscreteData,
     cfg: Resolved,
@@ -126,4 +127,6 @@ impl Sampler for MmleSampler {
         n.col_names = vec!["n".into()];
         vec![pi, fit, pred, n]
     }
+
+    crate::serde_checkpoint!();
 }

@@ -42,7 +42,7 @@ use crate::seed::ChainRng;
 /// Deliberately broken kernels, for the negative-control tests only. Switched on with
 /// `HiddenSampler::with_defect` (or `mala::mala_step_with_defect`), which exist only with the
 /// `testing` feature. See `causeway_papers::testing` for the convention.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Defect {
     /// MALA without its Metropolis–Hastings correction: every positive proposal is accepted.
     NoMhCorrection,
@@ -75,7 +75,7 @@ pub fn parent_set_label(data: &DiscreteData, parents: &[usize]) -> String {
 
 /// The occupied configurations of a pool of columns, with one representative row each (to find
 /// the configuration of any subset of the pool): the rows of eq 14's predictive PMF.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PoolConfigs {
     /// Configuration codes of the pool, ascending.
     pub codes: Vec<u64>,
@@ -202,6 +202,7 @@ pub(crate) fn visit_counts(name: &str, rows: Vec<(String, u64)>, n: f64) -> Matr
 /// [count, frequency], most visited first), `edge_probabilities` (`edges`: |Ca| × 1),
 /// `predictive` (eq 14: occupied configurations of the pool × k_j) and `predictive_n` (their
 /// counts n_c, × 1).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct HiddenSampler {
     data: DiscreteData,
     cfg: Resolved,
@@ -544,6 +545,8 @@ impl Sampler for HiddenSampler {
         ));
         out
     }
+
+    crate::serde_checkpoint!();
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::seed::ChainRng;
 /// When the step sizes adapt (the same rule in every sampler): if `adapt` is set, during the
 /// first `burn_in` iterations of a run once [`AdaptWindow::begin`] has been called (by
 /// `Sampler::begin`); stepped without it, until the first post-burn-in `accumulate`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct AdaptWindow {
     /// `adapt` is set.
     enabled: bool,
@@ -58,7 +58,7 @@ impl AdaptWindow {
 }
 
 /// t_j of one node with its step sizes and acceptance record.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NodeT {
     /// Gamma shape ρ_j/k_j and rate b_j of eq 5.
     pub shape: f64,

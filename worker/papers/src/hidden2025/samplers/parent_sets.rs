@@ -77,6 +77,7 @@ pub(crate) fn categorical(logw: &[f64], rng: &mut ChainRng) -> Option<usize> {
 /// `parent_sets` (every candidate in YAML order × [count, frequency, prior]), `edge_probabilities`
 /// (Ca(j) = the union of the candidates, column order, × 1), `predictive` (eq 14 over the
 /// occupied configurations of Ca(j)) and `predictive_n`.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ParentSetSampler {
     data: DiscreteData,
     cfg: Resolved,
@@ -348,4 +349,6 @@ impl Sampler for ParentSetSampler {
         ));
         out
     }
+
+    crate::serde_checkpoint!();
 }

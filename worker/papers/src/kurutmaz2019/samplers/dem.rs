@@ -51,7 +51,7 @@ pub enum DemInit {
 /// changed by this iteration's r-step).
 /// Summary: `r_map` (T × 1, r* with labels 0..R−1, original order), `r_marginals` (T × R: the
 /// normalised exp of the last r-step's scores E_{Q*}{ln p(r_t = r, x^t | ·)}), `log_joint` (1 × 1).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DemSampler {
     problem: Problem,
     init: DemInit,
@@ -208,4 +208,6 @@ impl Sampler for DemSampler {
             Matrix::scalar("log_joint", self.log_joint),
         ]
     }
+
+    crate::serde_checkpoint!();
 }

@@ -122,7 +122,7 @@ pub fn enumerate<'a>(
 /// steps repeat it (deterministic).
 ///
 /// Trace: `log_marginal_likelihood`. Summary: `log_marginal_likelihood` (1 × 1).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ExactSampler {
     problem: Problem,
     max_assignments: u64,
@@ -168,4 +168,6 @@ impl Sampler for ExactSampler {
             self.log_z.unwrap_or(f64::NAN),
         )]
     }
+
+    crate::serde_checkpoint!();
 }

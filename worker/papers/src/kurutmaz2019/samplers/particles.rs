@@ -28,7 +28,7 @@ use crate::kurutmaz2019::samplers::problem::Problem;
 pub const MAX_R: usize = 5;
 
 /// Count-indexed constants, n = 0..=T.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tables {
     /// ln(γ+n) + [ln Γ(a₁+n/2+½) − ln Γ(a₁+n/2)] − ½ ln(1 + 1/(λ+n)) + [ln Γ(a₂+n/2+½) − ln Γ(a₂+n/2)].
     pub k: Vec<f64>,
@@ -100,7 +100,7 @@ pub(crate) struct Cell {
 /// Structure-of-arrays sufficient statistics of J particles × R classes.
 /// Per cell: count n; v1's posterior mean `m1` and rate `b1` (its λ* = λ + n is implied by n);
 /// v2's posterior covariance Σ = Λ*⁻¹ (`s00, s01, s11`), mean (`w0, w1`) and rate `b2`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Store {
     pub r: usize,
     pub n: Vec<u32>,

@@ -33,7 +33,7 @@ use crate::seed::ChainRng;
 /// Summary: `r_marginals` (T × R, posterior frequencies of r_t over accumulated sweeps, rows in
 /// the original observation order), `r_map` (T × 1, labels 0..R−1 of the accumulated sweep with
 /// the highest ln p(r, x)), `log_joint_map` (1 × 1).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PgSampler {
     problem: Problem,
     engine: Engine,
@@ -165,4 +165,6 @@ impl Sampler for PgSampler {
             Matrix::scalar("log_joint_map", lj),
         ]
     }
+
+    crate::serde_checkpoint!();
 }

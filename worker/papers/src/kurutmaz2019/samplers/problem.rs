@@ -11,7 +11,7 @@ use crate::kurutmaz2019::params::{Hyper, Hypothesis};
 /// under spurious) is 1-D Normal-Gamma given r; the second `v2` (effect, or B) is a Normal-Gamma
 /// regression on φ = [1, f] with `f = v1` (causal) or `f = 0` (spurious: intercept only, by the
 /// embedding described in [`equations`]). All vectors have length T, in the original order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Problem {
     /// R, the cardinality of r₁ (1..=5).
     pub n_latent: usize,

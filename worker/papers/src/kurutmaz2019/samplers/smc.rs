@@ -45,7 +45,7 @@ pub enum Resampling {
 /// `SmcConfig::defect` field) exists only with the `testing` feature. The SIS-CN defects also
 /// apply to the conditional SMC sweeps of PG-CN; [`Defect::DropReference`] only affects PG-CN.
 /// See `causeway_papers::testing` for the convention shared by all papers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Defect {
     /// The weights omit the Dirichlet-categorical predictive (γ + n_r)/(Rγ + t − 1) while the
     /// proposal still uses it.
@@ -61,7 +61,7 @@ pub enum Defect {
 }
 
 /// SIS-CN settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SmcConfig {
     /// J ≥ 1 particles (thesis: 1000 for CEP).
     pub n_particles: usize,
@@ -112,7 +112,7 @@ impl Default for SmcConfig {
 }
 
 /// What one SIS-CN run reports.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunStats {
     /// ln Ẑ, the estimate of ln p(x^{1:T}) (eq. 4.12–4.14).
     pub log_z: f64,
@@ -125,7 +125,7 @@ pub struct RunStats {
 /// Sampled classes and ancestor indices of a conditional-SMC sweep, for ancestor tracing (PG).
 /// `r[t·J + j]`: class of particle j at step t; `anc_at[t]`: offset into `anc` of the ancestors
 /// chosen by the resampling after step t, or `usize::MAX` if step t did not resample.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct History {
     pub r: Vec<u8>,
     pub anc: Vec<u32>,
@@ -150,7 +150,7 @@ impl History {
 
 /// Preallocated SIS-CN / conditional-SMC machinery for one problem and J. Runs allocate nothing
 /// per step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Engine {
     pub r: usize,
     pub j: usize,
@@ -443,7 +443,7 @@ pub(crate) fn shuffle(order: &mut [usize], rng: &mut ChainRng) {
 ///
 /// Trace: `log_marginal_likelihood` (ln Ẑ of this run), `ess_min` (particles), `n_resamples`.
 /// Summary: `log_marginal_likelihood` (1 × 1).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SmcSampler {
     engine: Engine,
     cfg: SmcConfig,
@@ -529,4 +529,6 @@ impl Sampler for SmcSampler {
         };
         vec![Matrix::scalar("log_marginal_likelihood", v)]
     }
+
+    crate::serde_checkpoint!();
 }

@@ -31,7 +31,7 @@ use crate::math::log_sum_exp;
 use crate::seed::ChainRng;
 
 /// VB-CN settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct VbConfig {
     /// Largest number of coordinate-ascent iterations per run (default 1000).
     pub max_iterations: usize,
@@ -52,7 +52,7 @@ impl Default for VbConfig {
 }
 
 /// Result of one VB-CN run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct VbResult {
     /// Final ELBO 𝓑_𝒫\[𝒬\] (eq. 4.32), a lower bound on ln p(x).
     pub elbo: f64,
@@ -235,7 +235,7 @@ pub fn run_vb(p: &Problem, cfg: &VbConfig, rng: &mut ChainRng) -> Result<VbResul
 /// Summary: `log_marginal_likelihood` (1 × 1, best ELBO), `elbo_history` (iterations + 1 rows × 1,
 /// of the best run), `r_marginals` (T × R, q(r_t) of the best run, original order), `r_map`
 /// (T × 1, argmax_r q(r_t)).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct VbSampler {
     problem: Problem,
     cfg: VbConfig,
@@ -324,4 +324,6 @@ impl Sampler for VbSampler {
             Matrix::new("r_map", t_len, 1, map),
         ]
     }
+
+    crate::serde_checkpoint!();
 }

@@ -16,7 +16,7 @@ use crate::chain::SamplerError;
 use crate::seed::ChainRng;
 
 /// The NIW base measure on standardized data (μ₀ = 0, Ψ₀ = ψ₀·I).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NiwPrior {
     /// Dimension d ≥ 1.
     pub d: usize,
@@ -29,7 +29,7 @@ pub struct NiwPrior {
 }
 
 /// Sufficient statistics of one cluster: count, Σx (d) and Σxxᵀ (d × d, row-major, full).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClusterStats {
     /// Number of points n_k.
     pub count: usize,
@@ -68,7 +68,7 @@ impl ClusterStats {
 
 /// A multivariate Student-t: location, lower Cholesky factor of the scale, degrees of freedom,
 /// and the log normalizing constant lnΓ((v+d)/2) − lnΓ(v/2) − (d/2) ln(vπ) − ½ ln|Σ|.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StudentT {
     mean: Vec<f64>,
     chol: Vec<f64>,
