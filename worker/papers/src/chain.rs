@@ -89,6 +89,11 @@ pub trait Sampler: Send {
     fn save_state(&self) -> Option<Result<Vec<u8>, SamplerError>> {
         None
     }
+    /// Whether [`Sampler::save_state`] gives a state (asked once per chain, without encoding
+    /// one). Default: false.
+    fn checkpointable(&self) -> bool {
+        false
+    }
     /// Put back a state from [`Sampler::save_state`] into a sampler built from the same
     /// parameters, data and seed (and already given [`Sampler::begin`]). After it, the chain goes
     /// on exactly as the one that was saved. Errors: bytes that are not such a state.
@@ -122,6 +127,9 @@ macro_rules! serde_checkpoint {
     () => {
         fn save_state(&self) -> Option<Result<Vec<u8>, $crate::SamplerError>> {
             Some($crate::chain::encode_state(self))
+        }
+        fn checkpointable(&self) -> bool {
+            true
         }
         fn restore_state(&mut self, state: &[u8]) -> Result<(), $crate::SamplerError> {
             *self = $crate::chain::decode_state(state)?;
@@ -292,7 +300,7 @@ pub fn drive_chain(
         }
     };
     let checkpoints =
-        (every.iterations.is_some() || every.seconds.is_some()) && sampler.save_state().is_some();
+        (every.iterations.is_some() || every.seconds.is_some()) && sampler.checkpointable();
     let mut last_checkpoint = Instant::now();
     let mut row = Vec::with_capacity(out.trace_names.len());
     for it in first..=spec.iterations {
