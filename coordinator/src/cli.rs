@@ -3,7 +3,7 @@
 //! ```text
 //! causeway run FILE [--profile quick|paper] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR]
 //!              [--listen ADDR [--advertise URL]] [--max-attempts N] [--lease-timeout SECS]
-//!              [SECURITY]
+//!              [--checkpoint-every SECS] [--checkpoint-iterations N] [--chain-seed N] [SECURITY]
 //! causeway worker --listen ADDR [--advertise HOST:PORT] [--coordinator URL] [--slots N] [SECURITY]
 //!   SECURITY: [--token-file FILE] [--insecure] [--tls-cert PEM --tls-key PEM] [--tls-ca PEM]
 //! causeway status RUN_DIR
@@ -12,6 +12,7 @@
 //! causeway report RUN_DIR
 //! causeway diagnose FILE [--format json|table]
 //! causeway kl P.csv Q.csv [--k K] [--standardize-by T.csv] [--format json|table]
+//! causeway score DATA.csv --dag DAG.csv --type loglik|bic|aic|bde|bd [--iss X] [--alpha A|a1,...,ak] [--format table|json]
 //! ```
 
 use std::net::SocketAddr;
@@ -168,6 +169,29 @@ enum Command {
         #[arg(long)]
         standardize_by: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "json")]
+        format: Format,
+    },
+    /// The score of a DAG on discrete data, as bnlearn::score computes it (paper 002, HiDDeN):
+    /// DATA.csv read as a `kind: csv` dataset, DAG.csv with the header parent,child and one arc
+    /// per row. Exit code 2 on bad input.
+    Score {
+        /// Discrete data: a header, one column (node) per variable, category labels.
+        data: PathBuf,
+        /// The DAG: header `parent,child`, one arc per row; nodes without arcs are roots.
+        #[arg(long)]
+        dag: PathBuf,
+        /// bnlearn's score type.
+        #[arg(long = "type", value_enum)]
+        score_type: crate::score::ScoreType,
+        /// BDeu's imaginary sample size (`--type bde` only; default 1).
+        #[arg(long, allow_hyphen_values = true)]
+        iss: Option<f64>,
+        /// BD's Dirichlet parameters (`--type bd` only): one value for every cell (1 is K2, 0.5
+        /// bnlearn's bdj) or one per child category, separated by commas.
+        #[arg(long, allow_hyphen_values = true)]
+        alpha: Option<String>,
+        /// `table` (Markdown, the default) or `json` (one line, numbers that round-trip).
+        #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
 }
@@ -419,6 +443,28 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         } => match crate::kl::kl_files(&p, &q, k, standardize_by.as_deref()) {
             Ok(report) => {
                 emit(&crate::kl::render(&report, matches!(format, Format::Table)))?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(ExitCode::from(2))
+            }
+        },
+        Command::Score {
+            data,
+            dag,
+            score_type,
+            iss,
+            alpha,
+            format,
+        } => match crate::score::parse_score(score_type, iss, alpha.as_deref())
+            .and_then(|score| crate::score::score_files(&data, &dag, &score))
+        {
+            Ok(report) => {
+                emit(&crate::score::render(
+                    &report,
+                    matches!(format, Format::Table),
+                ))?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {

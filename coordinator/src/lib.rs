@@ -13,6 +13,7 @@ pub mod kl;
 pub mod membership;
 pub mod positions;
 pub mod runner;
+pub mod score;
 pub mod security_args;
 pub mod status;
 pub mod store;

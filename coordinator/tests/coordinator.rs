@@ -9,4 +9,5 @@ mod cli_security;
 mod durability;
 mod fuzz_yaml;
 mod integrity;
+mod score_cli;
 mod yaml_errors;

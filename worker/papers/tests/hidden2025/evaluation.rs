@@ -227,12 +227,12 @@ fn bic_and_bdeu_are_score_equivalent() {
         Score::BDEU,
         Score::Bdeu { iss: 10.0 },
     ] {
-        let a = dag_score(&data, &chain, score, Levels::Declared).expect("score");
-        let b = dag_score(&data, &reversed, score, Levels::Declared).expect("score");
+        let a = dag_score(&data, &chain, &score, Levels::Declared).expect("score");
+        let b = dag_score(&data, &reversed, &score, Levels::Declared).expect("score");
         assert!((a - b).abs() < 1e-8 * a.abs(), "{score:?}: {a} vs {b}");
     }
-    let a = dag_score(&data, &chain, Score::K2, Levels::Declared).expect("score");
-    let b = dag_score(&data, &reversed, Score::K2, Levels::Declared).expect("score");
+    let a = dag_score(&data, &chain, &Score::K2, Levels::Declared).expect("score");
+    let b = dag_score(&data, &reversed, &Score::K2, Levels::Declared).expect("score");
     assert!((a - b).abs() > 1e-6, "K2 is not score-equivalent");
 }
 
@@ -240,17 +240,17 @@ fn bic_and_bdeu_are_score_equivalent() {
 #[test]
 fn present_and_declared_levels_differ_only_by_unobserved_levels() {
     let mut data = simulate(&[vec![], vec![0]], &[3, 2], 200, 2);
-    let present = node_score(&data, 1, &[0], Score::Bic, Levels::Present).expect("score");
-    let declared = node_score(&data, 1, &[0], Score::Bic, Levels::Declared).expect("score");
+    let present = node_score(&data, 1, &[0], &Score::Bic, Levels::Present).expect("score");
+    let declared = node_score(&data, 1, &[0], &Score::Bic, Levels::Declared).expect("score");
     assert!((present - declared).abs() < 1e-12);
     data.levels[0].push("never".into());
-    let present2 = node_score(&data, 1, &[0], Score::Bic, Levels::Present).expect("score");
-    let declared2 = node_score(&data, 1, &[0], Score::Bic, Levels::Declared).expect("score");
+    let present2 = node_score(&data, 1, &[0], &Score::Bic, Levels::Present).expect("score");
+    let declared2 = node_score(&data, 1, &[0], &Score::Bic, Levels::Declared).expect("score");
     assert!((present2 - present).abs() < 1e-12);
     assert!((declared2 - (present - 0.5 * 200f64.ln())).abs() < 1e-9);
     // BDeu's empty configurations contribute 0, but q changes the pseudo-counts.
-    let bde_p = node_score(&data, 1, &[0], Score::BDEU, Levels::Present).expect("score");
-    let bde_d = node_score(&data, 1, &[0], Score::BDEU, Levels::Declared).expect("score");
+    let bde_p = node_score(&data, 1, &[0], &Score::BDEU, Levels::Present).expect("score");
+    let bde_d = node_score(&data, 1, &[0], &Score::BDEU, Levels::Declared).expect("score");
     assert!((bde_p - bde_d).abs() > 1e-6);
 }
 
@@ -319,11 +319,11 @@ fn hill_climbing_and_tabu_with_bic() {
     let tabu = tabu_search(&data, &config).expect("tabu");
     for res in [&hc, &tabu] {
         check_dag(&data, &res.parents).expect("acyclic");
-        let s = dag_score(&data, &res.parents, Score::Bic, Levels::Declared).expect("score");
+        let s = dag_score(&data, &res.parents, &Score::Bic, Levels::Declared).expect("score");
         assert!((s - res.score).abs() < 1e-8);
         assert_eq!(skeleton(&res.parents), skeleton(&truth));
     }
-    let true_score = dag_score(&data, &truth, Score::Bic, Levels::Declared).expect("score");
+    let true_score = dag_score(&data, &truth, &Score::Bic, Levels::Declared).expect("score");
     assert!(hc.score >= true_score - 1e-8);
     assert!(tabu.score >= hc.score - 1e-8);
     // The v-structure is identified: both 1 and 2 are parents of 3.

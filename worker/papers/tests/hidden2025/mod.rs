@@ -5,6 +5,7 @@ mod datasets;
 mod evaluation;
 mod mmle;
 mod samplers;
+mod scores_pgmpy;
 mod structures;
 
 use causeway_papers::hidden2025::datasets::DiscreteData;

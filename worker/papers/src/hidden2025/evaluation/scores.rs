@@ -8,9 +8,23 @@ use statrs::function::gamma::ln_gamma;
 
 use super::{EvalError, LevelCounts, Levels, check_nodes, level_counts};
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
+use crate::hidden2025::equations::log_marginal_likelihood;
+
+/// The Dirichlet parameters of [`Score::Bd`]: eq 7 of `002_d97ecc788b964f97.txt` evaluated at
+/// t_j = α, the same α for every parent configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BdAlpha {
+    /// One α for every cell, t_j = α·1 over the r counted categories (Σα = rα): K2 is α = 1,
+    /// bnlearn's `bdj` α = 1/2.
+    Cell(f64),
+    /// One α per child category, t_j = (α_1, …, α_k) in the child's category order; its length
+    /// must be the node's number of declared categories k_j (the level rule does not change it: an
+    /// absent category still adds its α to Σα, as in eq 7).
+    Categories(Vec<f64>),
+}
 
 /// A network score (bnlearn's `score(type = …)`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Score {
     /// `loglik`: Σ n_jx log(n_jx / n_j) over occupied configurations j and categories x.
     LogLik,
@@ -24,30 +38,58 @@ pub enum Score {
         /// The imaginary sample size, > 0.
         iss: f64,
     },
-    /// Bayesian Dirichlet with one α per cell, i.e. eq 7 at t = α·1: K2 is α = 1, bnlearn's `bdj`
-    /// α = 1/2. Σ_j [lgamma(rα) − lgamma(rα + n_j)] + Σ_jx [lgamma(α + n_jx) − lgamma(α)].
+    /// Bayesian Dirichlet, the log marginal likelihood of eq 7 (`002_d97ecc788b964f97.txt`) at
+    /// t_j = α: Σ_j [lgamma(Σα) − lgamma(Σα + n_j)] + Σ_jx [lgamma(α_x + n_jx) − lgamma(α_x)] over
+    /// the occupied configurations j. K2 is α = 1 in every cell, bnlearn's `bdj` α = 1/2.
     Bd {
-        /// The Dirichlet parameter of every cell, > 0.
-        alpha: f64,
+        /// One α for every cell, or one per child category; every α > 0.
+        alpha: BdAlpha,
     },
 }
 
 impl Score {
-    /// K2 (Cooper & Herskovits 1992): BD with α = 1.
-    pub const K2: Score = Score::Bd { alpha: 1.0 };
-    /// bnlearn's `bdj`: BD with α = 1/2.
-    pub const BDJ: Score = Score::Bd { alpha: 0.5 };
+    /// K2 (Cooper & Herskovits 1992): BD with α = 1 in every cell.
+    pub const K2: Score = Score::Bd {
+        alpha: BdAlpha::Cell(1.0),
+    };
+    /// bnlearn's `bdj`: BD with α = 1/2 in every cell.
+    pub const BDJ: Score = Score::Bd {
+        alpha: BdAlpha::Cell(0.5),
+    };
     /// bnlearn's default BDeu, iss = 1.
     pub const BDEU: Score = Score::Bdeu { iss: 1.0 };
 
-    /// Check the hyperparameter. Errors: iss or α not finite and > 0.
-    pub fn check(&self) -> Result<(), EvalError> {
-        match *self {
-            Score::Bdeu { iss: a } | Score::Bd { alpha: a } if !(a > 0.0 && a.is_finite()) => Err(
-                EvalError::Invalid(format!("score {self:?}: the hyperparameter must be > 0")),
-            ),
-            _ => Ok(()),
+    /// bnlearn's name of the score type (`loglik`, `bic`, `aic`, `bde`, `bd`).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Score::LogLik => "loglik",
+            Score::Bic => "bic",
+            Score::Aic => "aic",
+            Score::Bdeu { .. } => "bde",
+            Score::Bd { .. } => "bd",
         }
+    }
+
+    /// Check the hyperparameters. Errors: an iss or α that is not finite and > 0, an empty
+    /// per-category α.
+    pub fn check(&self) -> Result<(), EvalError> {
+        let bad = |a: f64| !(a > 0.0 && a.is_finite());
+        let invalid = match self {
+            Score::Bdeu { iss } => bad(*iss),
+            Score::Bd {
+                alpha: BdAlpha::Cell(a),
+            } => bad(*a),
+            Score::Bd {
+                alpha: BdAlpha::Categories(a),
+            } => a.is_empty() || a.iter().any(|&x| bad(x)),
+            Score::LogLik | Score::Bic | Score::Aic => false,
+        };
+        if invalid {
+            return Err(EvalError::Invalid(format!(
+                "score {self:?}: every hyperparameter must be > 0 and finite"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -72,9 +114,9 @@ pub fn log_bdeu(table: &ParentTable, iss: f64, levels: LevelCounts) -> f64 {
     log_bd_uniform(table, a_row, a_row / levels.r as f64)
 }
 
-/// BD with one Dirichlet parameter per child category, `alpha` of length k (eq 7 at t = α):
-/// Σ_j [lgamma(Σα) − lgamma(Σα + n_j)] + Σ_jx [lgamma(α_x + n_jx) − lgamma(α_x)] over occupied
-/// configurations j. Errors: a length other than k, an α ≤ 0.
+/// BD with one Dirichlet parameter per child category, `alpha` of length k: eq 7 at t = α
+/// ([`crate::hidden2025::equations::log_marginal_likelihood`]). Errors: a length other than k, an
+/// α that is not finite and > 0.
 pub fn log_bd_categories(table: &ParentTable, alpha: &[f64]) -> Result<f64, EvalError> {
     if alpha.len() != table.k {
         return Err(EvalError::Invalid(format!(
@@ -88,19 +130,7 @@ pub fn log_bd_categories(table: &ParentTable, alpha: &[f64]) -> Result<f64, Eval
             "BD: Dirichlet parameter {a} is not > 0"
         )));
     }
-    let sum: f64 = alpha.iter().sum();
-    let lg_sum = ln_gamma(sum);
-    let lg: Vec<f64> = alpha.iter().map(|&a| ln_gamma(a)).collect();
-    let mut s = 0.0;
-    for (c, &total) in table.totals.iter().enumerate() {
-        s += lg_sum - ln_gamma(sum + total as f64);
-        for ((&n, &a), &lga) in table.row(c).iter().zip(alpha).zip(&lg) {
-            if n > 0 {
-                s += ln_gamma(a + n as f64) - lga;
-            }
-        }
-    }
-    Ok(s)
+    Ok(log_marginal_likelihood(table, alpha))
 }
 
 /// BD with one α per cell and r counted categories: Σα = rα (absent categories' cells contribute 0).
@@ -126,10 +156,10 @@ fn log_bd_uniform(table: &ParentTable, a_row: f64, a_cell: f64) -> f64 {
 }
 
 /// The score of one node's table, with `n` rows and level counts (r, q) (see [`super::Levels`]).
-/// Errors: a bad hyperparameter.
+/// Errors: a bad hyperparameter, a per-category α whose length is not the table's k.
 pub fn table_score(
     table: &ParentTable,
-    score: Score,
+    score: &Score,
     levels: LevelCounts,
     n: usize,
 ) -> Result<f64, EvalError> {
@@ -139,22 +169,40 @@ pub fn table_score(
         Score::LogLik => log_likelihood(table),
         Score::Bic => log_likelihood(table) - 0.5 * (n as f64).ln() * n_params,
         Score::Aic => log_likelihood(table) - n_params,
-        Score::Bdeu { iss } => log_bdeu(table, iss, levels),
-        Score::Bd { alpha } => log_bd(table, alpha, levels.r),
+        Score::Bdeu { iss } => log_bdeu(table, *iss, levels),
+        Score::Bd {
+            alpha: BdAlpha::Cell(alpha),
+        } => log_bd(table, *alpha, levels.r),
+        Score::Bd {
+            alpha: BdAlpha::Categories(alpha),
+        } => log_bd_categories(table, alpha)?,
     })
 }
 
 /// The score of node `child` with parent set `parents` (indices into `data`'s columns) under the
 /// level rule `rule`. Nats, higher is better. Errors: unknown nodes, a self-loop, a bad
-/// hyperparameter.
+/// hyperparameter, a per-category α whose length is not the child's k_j (naming the node).
 pub fn node_score(
     data: &DiscreteData,
     child: usize,
     parents: &[usize],
-    score: Score,
+    score: &Score,
     rule: Levels,
 ) -> Result<f64, EvalError> {
     let levels = level_counts(data, child, parents, rule)?;
+    if let Score::Bd {
+        alpha: BdAlpha::Categories(alpha),
+    } = score
+        && alpha.len() != data.k(child)
+    {
+        return Err(EvalError::Invalid(format!(
+            "node {} has {} categories ({}), but {} Dirichlet parameters were given",
+            data.names[child],
+            data.k(child),
+            data.levels[child].join(", "),
+            alpha.len()
+        )));
+    }
     table_score(&data.table(child, parents), score, levels, data.n())
 }
 
@@ -232,7 +280,7 @@ pub fn find_cycle(parents: &[Vec<usize>]) -> Option<Vec<usize>> {
 pub fn dag_score(
     data: &DiscreteData,
     parents: &[Vec<usize>],
-    score: Score,
+    score: &Score,
     rule: Levels,
 ) -> Result<f64, EvalError> {
     check_dag(data, parents)?;
@@ -279,11 +327,11 @@ mod tests {
         let d = data();
         // Y | X: X=0 → Y = a,b,a,a (3,1,0), X=1 → Y = c,c,c,b (0,1,3).
         let ll = 2.0 * (3.0 * (0.75f64).ln() + (0.25f64).ln());
-        let got = node_score(&d, 1, &[0], Score::LogLik, Levels::Declared).expect("score");
+        let got = node_score(&d, 1, &[0], &Score::LogLik, Levels::Declared).expect("score");
         assert!((got - ll).abs() < 1e-12);
-        let bic = node_score(&d, 1, &[0], Score::Bic, Levels::Declared).expect("score");
+        let bic = node_score(&d, 1, &[0], &Score::Bic, Levels::Declared).expect("score");
         assert!((bic - (ll - 0.5 * 8f64.ln() * 4.0)).abs() < 1e-12);
-        let aic = node_score(&d, 1, &[0], Score::Aic, Levels::Declared).expect("score");
+        let aic = node_score(&d, 1, &[0], &Score::Aic, Levels::Declared).expect("score");
         assert!((aic - (ll - 4.0)).abs() < 1e-12);
         // BDeu iss = 1: a_row = 1/2, a_cell = 1/6.
         let (ar, ac) = (0.5, 1.0 / 6.0);
@@ -295,24 +343,84 @@ mod tests {
                     .sum::<f64>()
         };
         let bde = row([3.0, 1.0, 0.0]) + row([0.0, 1.0, 3.0]);
-        let got = node_score(&d, 1, &[0], Score::BDEU, Levels::Declared).expect("score");
+        let got = node_score(&d, 1, &[0], &Score::BDEU, Levels::Declared).expect("score");
         assert!((got - bde).abs() < 1e-12);
         // K2 = BD per category with α = (1, 1, 1).
-        let k2 = node_score(&d, 1, &[0], Score::K2, Levels::Declared).expect("score");
+        let k2 = node_score(&d, 1, &[0], &Score::K2, Levels::Declared).expect("score");
         let t = d.table(1, &[0]);
         assert!((k2 - log_bd_categories(&t, &[1.0; 3]).expect("bd")).abs() < 1e-12);
         // K2 by hand: lgamma(3) − lgamma(7) + lgamma(4) + lgamma(2), twice.
         let k2_hand = 2.0 * (ln_gamma(3.0) - ln_gamma(7.0) + ln_gamma(4.0) + ln_gamma(2.0));
         assert!((k2 - k2_hand).abs() < 1e-12);
-        assert!(node_score(&d, 1, &[0], Score::Bdeu { iss: -1.0 }, Levels::Declared).is_err());
+        assert!(node_score(&d, 1, &[0], &Score::Bdeu { iss: -1.0 }, Levels::Declared).is_err());
+    }
+
+    #[test]
+    fn bd_per_category_is_eq7_at_alpha() {
+        let d = data();
+        let t = d.table(1, &[0]);
+        // Y | X: (3, 1, 0) and (0, 1, 3); α = (0.5, 2, 1), Σα = 3.5, by hand.
+        let a = [0.5, 2.0, 1.0];
+        let row = |c: [f64; 3]| {
+            ln_gamma(3.5) - ln_gamma(3.5 + c.iter().sum::<f64>())
+                + c.iter()
+                    .zip(a)
+                    .map(|(&n, a)| ln_gamma(a + n) - ln_gamma(a))
+                    .sum::<f64>()
+        };
+        let hand = row([3.0, 1.0, 0.0]) + row([0.0, 1.0, 3.0]);
+        let bd = Score::Bd {
+            alpha: BdAlpha::Categories(a.to_vec()),
+        };
+        let got = node_score(&d, 1, &[0], &bd, Levels::Declared).expect("score");
+        assert!((got - hand).abs() < 1e-12, "{got} vs {hand}");
+        assert_eq!(log_bd_categories(&t, &a), Ok(got));
+        assert!(log_bd_categories(&t, &a[..2]).is_err());
+        // One α per category, all equal, is the per-cell BD (K2, BDJ).
+        for (c, v) in [(&Score::K2, 1.0), (&Score::BDJ, 0.5)] {
+            let cats = Score::Bd {
+                alpha: BdAlpha::Categories(vec![v; 3]),
+            };
+            let a = node_score(&d, 1, &[0], c, Levels::Declared).expect("cell");
+            let b = node_score(&d, 1, &[0], &cats, Levels::Declared).expect("categories");
+            assert!((a - b).abs() < 1e-12);
+        }
+        // The wrong number of α names the node and its categories.
+        let two = Score::Bd {
+            alpha: BdAlpha::Categories(vec![1.0, 1.0]),
+        };
+        let e = node_score(&d, 1, &[0], &two, Levels::Declared).expect_err("length");
+        assert_eq!(
+            e.to_string(),
+            "node Y has 3 categories (a, b, c), but 2 Dirichlet parameters were given"
+        );
+        assert!(node_score(&d, 0, &[], &two, Levels::Declared).is_ok());
+        let dag = dag_score(&d, &[vec![], vec![0]], &two, Levels::Declared);
+        assert!(dag.expect_err("Y has 3").to_string().starts_with("node Y "));
+        // Bad α values.
+        for bad in [vec![], vec![1.0, 0.0, 1.0], vec![1.0, f64::NAN, 1.0]] {
+            let s = Score::Bd {
+                alpha: BdAlpha::Categories(bad),
+            };
+            assert!(s.check().is_err());
+        }
+        assert!(
+            Score::Bd {
+                alpha: BdAlpha::Cell(-0.5)
+            }
+            .check()
+            .is_err()
+        );
+        assert_eq!(Score::K2.type_name(), "bd");
+        assert_eq!(Score::BDEU.type_name(), "bde");
     }
 
     #[test]
     fn dag_errors_name_the_problem() {
         let d = data();
-        let ok = dag_score(&d, &[vec![], vec![0]], Score::Bic, Levels::Declared).expect("dag");
-        let sum = node_score(&d, 0, &[], Score::Bic, Levels::Declared).expect("node")
-            + node_score(&d, 1, &[0], Score::Bic, Levels::Declared).expect("node");
+        let ok = dag_score(&d, &[vec![], vec![0]], &Score::Bic, Levels::Declared).expect("dag");
+        let sum = node_score(&d, 0, &[], &Score::Bic, Levels::Declared).expect("node")
+            + node_score(&d, 1, &[0], &Score::Bic, Levels::Declared).expect("node");
         assert!((ok - sum).abs() < 1e-12);
         let err = |pa: Vec<Vec<usize>>| check_dag(&d, &pa).expect_err("bad dag").to_string();
         assert_eq!(err(vec![vec![1], vec![0]]), "directed cycle X -> Y -> X");

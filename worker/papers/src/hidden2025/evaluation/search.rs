@@ -75,7 +75,7 @@ impl<'a> Scorer<'a> {
         check_config(data, config)?;
         Ok(Scorer {
             data,
-            score: config.score,
+            score: config.score.clone(),
             levels: config.levels,
             cache: HashMap::new(),
         })
@@ -89,7 +89,7 @@ impl<'a> Scorer<'a> {
         let levels = level_counts(self.data, child, parents, self.levels)?;
         let s = table_score(
             &self.data.table(child, parents),
-            self.score,
+            &self.score,
             levels,
             self.data.n(),
         )?;

@@ -73,7 +73,7 @@ pub fn score_differences(
         scores.push(dag_score(
             data,
             &candidate_parents(data.p(), graph, m)?,
-            score,
+            &score,
             rule,
         )?);
     }
@@ -197,9 +197,9 @@ mod tests {
         );
         // The score difference is x3's alone (x1's and x2's terms are equal in G1 and G2).
         for score in [Score::Bic, Score::Aic, Score::BDEU] {
-            let d = score_differences(&coupled, g, score, Levels::Present).expect("scores");
+            let d = score_differences(&coupled, g, score.clone(), Levels::Present).expect("scores");
             let node = |pa: &[usize]| {
-                super::super::scores::node_score(&coupled, 2, pa, score, Levels::Present)
+                super::super::scores::node_score(&coupled, 2, pa, &score, Levels::Present)
                     .expect("node")
             };
             assert_eq!(d[0], 0.0);

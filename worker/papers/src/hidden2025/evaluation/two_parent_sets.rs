@@ -114,14 +114,14 @@ pub fn delta_scores(
     iss: f64,
     rule: Levels,
 ) -> Result<DeltaScores, EvalError> {
-    let delta = |score: Score| -> Result<f64, EvalError> {
+    let delta = |score: &Score| -> Result<f64, EvalError> {
         Ok(node_score(data, child, true_parents, score, rule)?
             - node_score(data, child, false_parents, score, rule)?)
     };
     Ok(DeltaScores {
-        bic: delta(Score::Bic)?,
-        aic: delta(Score::Aic)?,
-        bde: delta(Score::Bdeu { iss })?,
+        bic: delta(&Score::Bic)?,
+        aic: delta(&Score::Aic)?,
+        bde: delta(&Score::Bdeu { iss })?,
     })
 }
 
@@ -189,9 +189,9 @@ mod tests {
             DiscreteData::new(names, vec![lv(5), lv(3), lv(2)], vec![x1, x2, x3]).expect("data");
         let d = delta_scores(&data, 2, &[0, 1], &[1], 1.0, Levels::Present).expect("scores");
         let s = |pa: &[usize], sc| node_score(&data, 2, pa, sc, Levels::Present).expect("score");
-        assert!((d.bic - (s(&[0, 1], Score::Bic) - s(&[1], Score::Bic))).abs() < 1e-12);
-        assert!((d.aic - (s(&[0, 1], Score::Aic) - s(&[1], Score::Aic))).abs() < 1e-12);
-        assert!((d.bde - (s(&[0, 1], Score::BDEU) - s(&[1], Score::BDEU))).abs() < 1e-12);
+        assert!((d.bic - (s(&[0, 1], &Score::Bic) - s(&[1], &Score::Bic))).abs() < 1e-12);
+        assert!((d.aic - (s(&[0, 1], &Score::Aic) - s(&[1], &Score::Aic))).abs() < 1e-12);
+        assert!((d.bde - (s(&[0, 1], &Score::BDEU) - s(&[1], &Score::BDEU))).abs() < 1e-12);
         // BIC − AIC = −(log n / 2 − 1) × the extra parameters (r − 1)(15 − 3) = 12
         let n = 12f64;
         assert!(((d.bic - d.aic) - (-(0.5 * n.ln() - 1.0) * 12.0)).abs() < 1e-9);
