@@ -5,7 +5,7 @@ use polars::prelude::*;
 use crate::report::{
     Convergence, ReportError, Table, append_convergence, f64s, mean_sd_by, pm_column, u64s,
 };
-use crate::rundir::{Manifest, RunDir, find};
+use crate::rundir::{Manifest, RunDir};
 use std::collections::BTreeMap;
 
 use crate::report::figures::{self, Line, Panel};
@@ -13,13 +13,20 @@ use causeway_papers::metrics::mean_sd;
 use causeway_papers::wood2006::evaluation::zzt;
 
 use super::{replicates, sampler_of, structure_label};
-use causeway_papers::wood2006::evaluation::{checkpoints, errors_at};
+use causeway_papers::data::Matrix;
+use causeway_papers::wood2006::evaluation::{
+    checkpoints, errors_at, in_degree_error, structure_error, unpack_upper,
+};
 
 /// Figure 4: in-degree error, structure error and wall-clock seconds against the number of
 /// iterations, mean ± sd over datasets, for each structure and sampler.
 ///
-/// The error after r iterations uses E[Z Zᵀ] averaged over iterations 1..=r of each chain
-/// (as the paper, no burn-in), then averaged over the dataset's chains.
+/// The errors of a dataset after r iterations are those of paper 000 (§5,
+/// `000_64a353240e4f1919.txt`): sum absolute differences between `diag(Z Zᵀ)` (resp. the upper
+/// triangle of `Z Zᵀ`) and `diag(E[Z Zᵀ])` (resp. its upper triangle), with E[Z Zᵀ] "computed over
+/// samples" — here the samples of iterations 1..=r (no burn-in, as the paper) pooled over all the
+/// dataset's chains ([`pooled_errors_at`]), not the mean over chains of per-chain errors. Seconds
+/// are the mean over the chains of each chain's wall-clock time.
 pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let mut rows_cell = Vec::new();
     let mut rows_rep = Vec::new();
@@ -34,6 +41,7 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
             let Some(z) = data.truth("z") else { continue };
             let n = z.rows;
             let zt = zzt(&z.values, n, z.cols);
+            let mut all_draws: Vec<Matrix> = Vec::new();
             let mut per_chain: Vec<Vec<(f64, f64, f64)>> = Vec::new();
             for j in m
                 .jobs
@@ -44,24 +52,27 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                     continue;
                 }
                 let summary = rd.read_summary(&j.job_id)?;
-                let Some(draws) = find(&summary, "zzt_draws") else {
+                let Some(draws) = summary.into_iter().find(|m| m.name == "zzt_draws") else {
                     continue;
                 };
                 let timing = rd.read_timing(&j.job_id)?;
                 let t_it = u64s(&timing, "iteration")?;
                 let t_s = f64s(&timing, "elapsed_seconds")?;
-                per_chain.push(errors_at(draws, n, &zt, &cps, &t_it, &t_s));
+                // Per chain only for its seconds; the errors are pooled below.
+                per_chain.push(errors_at(&draws, n, &zt, &cps, &t_it, &t_s));
+                all_draws.push(draws);
             }
             if per_chain.is_empty() {
                 continue;
             }
+            let pooled = pooled_errors_at(&all_draws, n, &zt, &cps);
             for (ci, &cp) in cps.iter().enumerate() {
                 let k = per_chain.len() as f64;
                 rows_cell.push(c.index as u64);
                 rows_rep.push(r);
                 rows_it.push(cp);
-                rows_in.push(per_chain.iter().map(|p| p[ci].0).sum::<f64>() / k);
-                rows_st.push(per_chain.iter().map(|p| p[ci].1).sum::<f64>() / k);
+                rows_in.push(pooled[ci].0);
+                rows_st.push(pooled[ci].1);
                 rows_sec.push(per_chain.iter().map(|p| p[ci].2).sum::<f64>() / k);
             }
         }
@@ -205,4 +216,141 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         df: DataFrame::new_infer_height(cols)?,
         notes,
     }])
+}
+
+/// Figure 4's `(in-degree error, structure error)` of one dataset at each checkpoint of `cps`
+/// (iterations, ascending), from the pooled E[Z Zᵀ] of paper 000 §5: the mean of the packed
+/// Z Zᵀ draws of iterations 1..=r over *all* the dataset's chains (each chain weighs equally:
+/// every chain contributes its first r draws). The error of the pooled mean is at most the mean
+/// of the per-chain errors (triangle inequality), with equality only when the chains' deviations
+/// agree in sign.
+///
+/// `chains`: one R × N(N+1)/2 matrix of packed upper-triangular Z Zᵀ per chain (row r =
+/// iteration r + 1, the `zzt_draws` summary); `n`: N observed variables; `zt`: the true Z Zᵀ,
+/// N × N row-major. A checkpoint that no chain reached gives NaN; one that only some chains
+/// reached pools those.
+pub fn pooled_errors_at(chains: &[Matrix], n: usize, zt: &[f64], cps: &[u64]) -> Vec<(f64, f64)> {
+    let p = n * (n + 1) / 2;
+    // Running per-chain sums of the first r draws.
+    let mut sums = vec![vec![0.0; p]; chains.len()];
+    let mut out = Vec::with_capacity(cps.len());
+    let mut r = 0usize;
+    for &cp in cps {
+        let cp = usize::try_from(cp).unwrap_or(usize::MAX);
+        while r < cp && chains.iter().any(|d| d.rows > r) {
+            for (sum, d) in sums.iter_mut().zip(chains) {
+                if d.rows > r && d.cols == p {
+                    for (s, v) in sum.iter_mut().zip(&d.values[r * p..(r + 1) * p]) {
+                        *s += v;
+                    }
+                }
+            }
+            r += 1;
+        }
+        let reached: Vec<usize> = (0..chains.len())
+            .filter(|&c| chains[c].rows >= cp && chains[c].cols == p)
+            .collect();
+        if r < cp || reached.is_empty() {
+            out.push((f64::NAN, f64::NAN));
+            continue;
+        }
+        let denom = (reached.len() * cp) as f64;
+        let mut mean = vec![0.0; p];
+        for &c in &reached {
+            for (m, s) in mean.iter_mut().zip(&sums[c]) {
+                *m += s / denom;
+            }
+        }
+        let full = unpack_upper(&mean, n);
+        out.push((in_degree_error(zt, &full, n), structure_error(zt, &full, n)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use causeway_papers::wood2006::evaluation::zzt;
+
+    /// Packed upper triangle (diagonal included) of a symmetric N × N matrix.
+    fn pack(full: &[f64], n: usize) -> Vec<f64> {
+        let mut v = Vec::new();
+        for i in 0..n {
+            for j in i..n {
+                v.push(full[i * n + j]);
+            }
+        }
+        v
+    }
+
+    /// Two chains that err in opposite directions: one holds an extra cause linking x1 and x2,
+    /// the other misses the true cause. Pooled, E[Z Zᵀ] is the truth (errors 0); the mean of
+    /// the per-chain errors (the old computation) is 2 (in-degree) and 1 (structure).
+    #[test]
+    fn errors_come_from_the_pooled_expectation_not_the_mean_over_chains() {
+        let n = 2;
+        // Truth: one cause linking x1 and x2.
+        let truth = zzt(&[1.0, 1.0], n, 1);
+        // Chain 1: two copies of it; chain 2: no cause.
+        let over = zzt(&[1.0, 1.0, 1.0, 1.0], n, 2);
+        let under = vec![0.0; n * n];
+        let rows = 3;
+        let chain = |full: &[f64]| {
+            let row = pack(full, n);
+            let mut v = Vec::new();
+            for _ in 0..rows {
+                v.extend_from_slice(&row);
+            }
+            Matrix::new("zzt_draws", rows, row.len(), v)
+        };
+        let chains = vec![chain(&over), chain(&under)];
+        let cps = checkpoints(rows as u64);
+        let pooled = pooled_errors_at(&chains, n, &truth, &cps);
+        assert_eq!(pooled.len(), cps.len());
+        for (e_in, e_st) in &pooled {
+            assert_eq!((*e_in, *e_st), (0.0, 0.0));
+        }
+        // The mean over chains of the per-chain errors differs: that computation fails here.
+        let t_it: Vec<u64> = (1..=rows as u64).collect();
+        let t_s = vec![0.0; rows];
+        let per: Vec<_> = chains
+            .iter()
+            .map(|d| errors_at(d, n, &truth, &cps, &t_it, &t_s))
+            .collect();
+        let mean_in = (per[0][0].0 + per[1][0].0) / 2.0;
+        let mean_st = (per[0][0].1 + per[1][0].1) / 2.0;
+        assert_eq!((mean_in, mean_st), (2.0, 1.0));
+    }
+
+    /// A single chain pools to its own errors, checkpoints past the chains give NaN, and a
+    /// checkpoint only some chains reached pools those.
+    #[test]
+    fn pooled_errors_of_one_chain_and_of_short_chains() {
+        let n = 2;
+        let truth = zzt(&[1.0, 1.0], n, 1);
+        // iterations: empty, truth, truth, double
+        let rows = [
+            [0.0, 0.0, 0.0],
+            [1.0, 1.0, 1.0],
+            [1.0, 1.0, 1.0],
+            [2.0, 2.0, 2.0],
+        ];
+        let long = Matrix::new("zzt_draws", 4, 3, rows.concat());
+        let cps = [1u64, 2, 4, 5];
+        let t_it = [1u64, 2, 3, 4];
+        let t_s = [0.0; 4];
+        let single = pooled_errors_at(std::slice::from_ref(&long), n, &truth, &cps);
+        let per = errors_at(&long, n, &truth, &cps, &t_it, &t_s);
+        for (a, b) in single.iter().zip(&per).take(3) {
+            assert_eq!((a.0, a.1), (b.0, b.1));
+        }
+        assert!(single[3].0.is_nan() && single[3].1.is_nan());
+        // A second chain of 2 iterations at the truth: at r = 2 the pool is
+        // (0 + 1 + 1 + 1) / 4 = 0.75 per entry → in-degree 0.5, structure 0.25; at r = 4 only the
+        // long chain counts (mean (0 + 1 + 1 + 2) / 4 = 1: errors 0).
+        let short = Matrix::new("zzt_draws", 2, 3, [rows[1], rows[1]].concat());
+        let both = pooled_errors_at(&[long, short], n, &truth, &cps);
+        assert_eq!((both[1].0, both[1].1), (0.5, 0.25));
+        assert_eq!((both[2].0, both[2].1), (0.0, 0.0));
+    }
 }

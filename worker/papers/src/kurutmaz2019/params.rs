@@ -297,11 +297,13 @@ impl Resolved {
         }
     }
     /// VB-CN settings from these params.
+    #[allow(clippy::needless_update)]
     pub fn vb_config(&self) -> VbConfig {
         VbConfig {
             max_iterations: self.params.max_iterations,
             tolerance: self.params.tolerance,
             n_restarts: self.params.n_restarts,
+            ..VbConfig::default()
         }
     }
 }

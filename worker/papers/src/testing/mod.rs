@@ -18,7 +18,8 @@
 //!   switches a defect on;
 //! - the only way to switch one on is a `with_defect(impl Into<Option<Defect>>)` builder
 //!   (`wood2006::HiddenCauseSampler::with_defect`, `kurutmaz2019::SmcConfig::with_defect`, which
-//!   SIS-CN, PG-CN and DEM-CN read), and every such switch (builder or public field) is compiled
+//!   SIS-CN, PG-CN and DEM-CN read, `kurutmaz2019::VbConfig::with_defect` for VB-CN), and every
+//!   such switch (builder or public field) is compiled
 //!   only with `#[cfg(feature = "testing")]`: a release build cannot run a broken kernel, and
 //!   `params` never reaches a defect.
 

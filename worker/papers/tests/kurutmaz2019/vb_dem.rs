@@ -5,48 +5,115 @@
 use super::common::*;
 use causeway_papers::Sampler;
 use causeway_papers::kurutmaz2019::{
-    DemInit, DemSampler, SmcConfig, VbConfig, datasets, samplers::exact, samplers::vb,
+    DemInit, DemSampler, SmcConfig, VbConfig, datasets, samplers::Defect, samplers::exact,
+    samplers::vb,
 };
 
-#[test]
-fn vb_elbo_is_monotone_and_below_the_exact_evidence() {
-    let mut worst_drop: f64 = 0.0;
-    let mut min_gap = f64::INFINITY;
-    let mut max_gap: f64 = 0.0;
-    let mut runs = 0;
+/// What [`vb_battery`] measured over its runs.
+struct VbBattery {
+    runs: usize,
+    /// Largest relative ELBO decrease between consecutive iterations (≤ 1e-9 for a correct VB).
+    worst_drop: f64,
+    /// Runs with a relative decrease above 1e-9 somewhere.
+    decreasing: usize,
+    /// Smallest and largest ln p(x) − ELBO (≥ 0 for a correct VB: the ELBO is a lower bound).
+    min_gap: f64,
+    max_gap: f64,
+    /// Runs whose ELBO exceeded ln p(x) by more than 1e-9 relative.
+    above_evidence: usize,
+    /// Runs that did not converge.
+    not_converged: usize,
+}
+
+/// VB on four T = 8 data sets (R = 3 truth, standardised) under every network with R = 2 and 3,
+/// five random initialisations each, against the exact ln p(x) by enumeration.
+fn vb_battery(defect: Option<Defect>) -> VbBattery {
+    let mut b = VbBattery {
+        runs: 0,
+        worst_drop: 0.0,
+        decreasing: 0,
+        min_gap: f64::INFINITY,
+        max_gap: 0.0,
+        above_evidence: 0,
+        not_converged: 0,
+    };
+    let cfg = VbConfig::default().with_defect(defect);
     for (seed, set) in [(300u64, 1usize), (301, 20), (302, 36), (303, 9)] {
         let truth = HYPS[(seed % 3) as usize];
-        let (mut a, mut b) = synthetic(seed, truth, 3, 8, set);
+        let (mut a, mut bb) = synthetic(seed, truth, 3, 8, set);
         datasets::standardize(&mut a).unwrap();
-        datasets::standardize(&mut b).unwrap();
+        datasets::standardize(&mut bb).unwrap();
         for hyp in HYPS {
             for r in [2usize, 3] {
-                let p = problem(&a, &b, hyp, r, set);
+                let p = problem(&a, &bb, hyp, r, set);
                 let z = exact::enumerate(&p, 10_000_000, None).unwrap();
                 for rs in 0..5u64 {
-                    let res =
-                        vb::run_vb(&p, &VbConfig::default(), &mut rng(seed * 100 + rs)).unwrap();
-                    runs += 1;
-                    for w in res.history.windows(2) {
-                        let drop = (w[0] - w[1]) / w[0].abs();
-                        worst_drop = worst_drop.max(drop);
-                        assert!(drop <= 1e-9, "ELBO decreased: {} → {}", w[0], w[1]);
+                    let res = vb::run_vb(&p, &cfg, &mut rng(seed * 100 + rs)).unwrap();
+                    b.runs += 1;
+                    let drop = res
+                        .history
+                        .windows(2)
+                        .map(|w| (w[0] - w[1]) / w[0].abs())
+                        .fold(0.0, f64::max);
+                    b.worst_drop = b.worst_drop.max(drop);
+                    if drop > 1e-9 {
+                        b.decreasing += 1;
                     }
                     let gap = z - res.elbo;
-                    assert!(
-                        gap >= -1e-9 * z.abs(),
-                        "ELBO {} above ln p(x) = {z}",
-                        res.elbo
-                    );
-                    min_gap = min_gap.min(gap);
-                    max_gap = max_gap.max(gap);
-                    assert!(res.converged);
+                    if gap < -1e-9 * z.abs() {
+                        b.above_evidence += 1;
+                    }
+                    b.min_gap = b.min_gap.min(gap);
+                    b.max_gap = b.max_gap.max(gap);
+                    if !res.converged {
+                        b.not_converged += 1;
+                    }
                 }
             }
         }
     }
+    b
+}
+
+#[test]
+fn vb_elbo_is_monotone_and_below_the_exact_evidence() {
+    let b = vb_battery(None);
     println!(
-        "VB, T = 8: {runs} runs; largest relative ELBO decrease {worst_drop:e}; ln p(x) − ELBO in [{min_gap:.4}, {max_gap:.4}]"
+        "VB, T = 8: {} runs; largest relative ELBO decrease {:e}; ln p(x) − ELBO in [{:.4}, {:.4}]",
+        b.runs, b.worst_drop, b.min_gap, b.max_gap
+    );
+    assert!(
+        b.worst_drop <= 1e-9 && b.decreasing == 0,
+        "ELBO decreased in {} runs (largest relative {})",
+        b.decreasing,
+        b.worst_drop
+    );
+    assert_eq!(
+        b.above_evidence, 0,
+        "ELBO above ln p(x): min gap {}",
+        b.min_gap
+    );
+    assert_eq!(b.not_converged, 0, "VB did not converge");
+}
+
+/// Negative control on the same battery (R = 2 and 3): the ELBO without the Dirichlet term of
+/// eq. 4.35 (−KL(q(θ) ‖ p(θ)), zero only for R = 1). The coordinate updates still maximise the
+/// true ELBO, so the reported value, the true one plus a KL that moves with q(θ), is no longer
+/// monotone. (It stays below ln p(x) here: with γ = 10 and T = 8 the KL, a few tenths of a nat,
+/// is smaller than the label-switching gap of about ln R! that every run keeps.) The correct
+/// kernel's largest relative decrease was 1.6e-14 when this was written; the broken one must
+/// exceed the test's 1e-9 tolerance a hundredfold.
+#[test]
+fn vb_without_the_dirichlet_term_fails_the_monotonicity_test() {
+    let b = vb_battery(Some(Defect::DropDirichletElbo));
+    println!(
+        "VB without eq. 4.35, T = 8: {} runs; {} with a relative ELBO decrease > 1e-9, largest {:e}; ln p(x) − ELBO in [{:.4}, {:.4}]",
+        b.runs, b.decreasing, b.worst_drop, b.min_gap, b.max_gap
+    );
+    assert!(
+        b.worst_drop > 1e-7,
+        "the broken ELBO's largest relative decrease is only {:e}",
+        b.worst_drop
     );
 }
 
@@ -200,10 +267,19 @@ fn dem_finds_high_posterior_assignments_on_small_data() {
         tops[n / 2],
         tops[n - 1]
     );
+    // Measured when this was written: median 0.008 (2 of 256 assignments better), max 0.133,
+    // exact MAP in 7 of 18. The bounds leave about a factor of 2-4 of margin.
     assert!(
-        tops[n / 2] <= 0.1,
-        "DEM's fixed points are not among the best assignments"
+        tops[n / 2] <= 0.03,
+        "DEM's fixed points are not among the best assignments: median fraction better {}",
+        tops[n / 2]
     );
+    assert!(
+        tops[n - 1] <= 0.25,
+        "DEM's worst fixed point has {} of the assignments above it",
+        tops[n - 1]
+    );
+    assert!(hits >= 4, "DEM reached the exact MAP in only {hits} of {n}");
 }
 
 /// Informative: our VB (best of 5 restarts) against the author's stored ELBOs on a short pair.

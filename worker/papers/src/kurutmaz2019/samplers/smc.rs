@@ -39,11 +39,12 @@ pub enum Resampling {
     Multinomial,
 }
 
-/// Deliberately wrong kernels of this paper's particle samplers, used only by the statistical
-/// tests as negative controls (they must *fail* the unbiasedness / exact-posterior tests). Not
-/// reachable from `params`: switched on with `SmcConfig::with_defect`, which (like the
-/// `SmcConfig::defect` field) exists only with the `testing` feature. The SIS-CN defects also
-/// apply to the conditional SMC sweeps of PG-CN; [`Defect::DropReference`] only affects PG-CN.
+/// Deliberately wrong kernels of this paper's samplers, used only by the statistical
+/// tests as negative controls (they must *fail* the unbiasedness / exact-posterior / ELBO-bound
+/// tests). Not reachable from `params`: switched on with `SmcConfig::with_defect` (particle
+/// samplers) or `VbConfig::with_defect` (VB-CN), which (like their `defect` fields) exist only
+/// with the `testing` feature. The SIS-CN defects also apply to the conditional SMC sweeps of
+/// PG-CN; [`Defect::DropReference`] only affects PG-CN, [`Defect::DropDirichletElbo`] only VB-CN.
 /// See `causeway_papers::testing` for the convention shared by all papers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Defect {
@@ -58,6 +59,11 @@ pub enum Defect {
     /// PG-CN: the conditional SMC does not keep the reference path: each sweep is an independent
     /// SMC run followed by a draw from its particle approximation (biased for finite J).
     DropReference,
+    /// VB-CN: the ELBO (eq. 4.32) without the Dirichlet term of eq. 4.35,
+    /// E{ln p(θ)} − E{ln q(θ)} = −KL(q(θ) ‖ p(θ)) ≤ 0 (zero for R = 1): the reported bound then
+    /// exceeds the true ELBO by that KL, and can exceed ln p(x). The coordinate updates are
+    /// unchanged; only the reported ELBO and the convergence check use it.
+    DropDirichletElbo,
 }
 
 /// SIS-CN settings.

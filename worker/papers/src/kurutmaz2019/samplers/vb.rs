@@ -27,6 +27,7 @@ use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::kurutmaz2019::equations::{self, NgMoments, NormalGamma};
 use crate::kurutmaz2019::samplers::problem::Problem;
+use crate::kurutmaz2019::samplers::smc::Defect;
 use crate::math::log_sum_exp;
 use crate::seed::ChainRng;
 
@@ -39,6 +40,34 @@ pub struct VbConfig {
     pub tolerance: f64,
     /// Independent random initialisations per step; the best ELBO wins (default 1).
     pub n_restarts: usize,
+    /// Negative control for tests (only with the `testing` feature; without it no defect can be
+    /// switched on). See [`Defect::DropDirichletElbo`].
+    #[cfg(feature = "testing")]
+    pub defect: Option<Defect>,
+}
+
+impl VbConfig {
+    /// The deliberately broken kernel switched on, if any: always `None` without the `testing`
+    /// feature.
+    #[inline]
+    fn defect(&self) -> Option<Defect> {
+        #[cfg(feature = "testing")]
+        {
+            self.defect
+        }
+        #[cfg(not(feature = "testing"))]
+        {
+            None
+        }
+    }
+
+    /// Switch on a deliberately broken kernel (negative-control tests only; `None` switches it
+    /// off). Exists only with the `testing` feature.
+    #[cfg(feature = "testing")]
+    pub fn with_defect(mut self, defect: impl Into<Option<Defect>>) -> Self {
+        self.defect = defect.into();
+        self
+    }
 }
 
 impl Default for VbConfig {
@@ -47,6 +76,8 @@ impl Default for VbConfig {
             max_iterations: 1000,
             tolerance: 1e-9,
             n_restarts: 1,
+            #[cfg(feature = "testing")]
+            defect: None,
         }
     }
 }
@@ -137,8 +168,14 @@ fn update_resp(p: &Problem, qp: &QParams, resp: &mut [f64]) -> f64 {
     neg_ent
 }
 
-/// The ELBO of eq. 4.32 as the sum of eqs. 4.33–4.36.
-fn elbo(p: &Problem, qp: &QParams, neg_entropy_r: f64) -> Result<f64, SamplerError> {
+/// The ELBO of eq. 4.32 as the sum of eqs. 4.33–4.36 (eq. 4.35 left out under
+/// [`Defect::DropDirichletElbo`]).
+fn elbo(
+    p: &Problem,
+    qp: &QParams,
+    neg_entropy_r: f64,
+    defect: Option<Defect>,
+) -> Result<f64, SamplerError> {
     let k = p.n_latent;
     let priors = [p.prior1, p.prior2];
     let mut b = 0.0;
@@ -158,9 +195,11 @@ fn elbo(p: &Problem, qp: &QParams, neg_entropy_r: f64) -> Result<f64, SamplerErr
     let counts: Vec<f64> = qp.stats[0].iter().map(|s| s.n).collect();
     b += equations::expected_log_categorical(&counts, &qp.e_log_theta) - neg_entropy_r;
     // (4.35) Dirichlet: E{ln p(θ)} − E{ln q(θ)}.
-    let prior_gamma = vec![p.hyper.gamma; k];
-    b += equations::dirichlet_neg_cross_entropy(&prior_gamma, &qp.e_log_theta)
-        - equations::dirichlet_neg_cross_entropy(&qp.gamma_hat, &qp.e_log_theta);
+    if defect != Some(Defect::DropDirichletElbo) {
+        let prior_gamma = vec![p.hyper.gamma; k];
+        b += equations::dirichlet_neg_cross_entropy(&prior_gamma, &qp.e_log_theta)
+            - equations::dirichlet_neg_cross_entropy(&qp.gamma_hat, &qp.e_log_theta);
+    }
     // (4.36) Normal-Gamma: E{ln p(w, ρ)} − E{ln q(w, ρ)}.
     for (prior, qs) in priors.iter().zip(&qp.q) {
         for q in qs {
@@ -200,7 +239,7 @@ pub fn run_vb(p: &Problem, cfg: &VbConfig, rng: &mut ChainRng) -> Result<VbResul
         }
     }
     let mut qp = update_params(p, &resp)?;
-    let mut cur = elbo(p, &qp, neg_ent)?;
+    let mut cur = elbo(p, &qp, neg_ent, cfg.defect())?;
     let mut history = vec![cur];
     let mut converged = false;
     let mut iterations = 0;
@@ -208,7 +247,7 @@ pub fn run_vb(p: &Problem, cfg: &VbConfig, rng: &mut ChainRng) -> Result<VbResul
         iterations += 1;
         neg_ent = update_resp(p, &qp, &mut resp);
         qp = update_params(p, &resp)?;
-        let next = elbo(p, &qp, neg_ent)?;
+        let next = elbo(p, &qp, neg_ent, cfg.defect())?;
         history.push(next);
         let done = (next - cur).abs() <= cfg.tolerance * next.abs().max(1.0);
         cur = next;

@@ -3,7 +3,7 @@
 use rand::RngExt;
 use rand_distr::{Beta, Distribution, Gamma, StandardNormal};
 
-use super::state::{Core, Hyper};
+use super::state::{Core, Defect, Hyper};
 use crate::chain::SamplerError;
 use crate::seed::ChainRng;
 use crate::wood2006::equations as eq;
@@ -85,11 +85,16 @@ impl Core {
                 self.collect_ms();
                 let ms = &self.ms;
                 let k = self.causes.len();
+                let jacobian = self.defect != Some(Defect::DropAlphaJacobian);
                 let target = |al: f64| {
-                    eq::ln_p_z_finite(ms, self.n, al)
+                    let t = eq::ln_p_z_finite(ms, self.n, al)
                         + eq::ln_k_prior(cfg.k_prior, k, cfg.k_max, al, self.n)
-                        + eq::ln_gamma_density(al, cfg.alpha_prior[0], cfg.alpha_prior[1])
-                        + al.ln() // Jacobian of the walk on ln α
+                        + eq::ln_gamma_density(al, cfg.alpha_prior[0], cfg.alpha_prior[1]);
+                    if jacobian {
+                        t + al.ln() // Jacobian of the walk on ln α
+                    } else {
+                        t
+                    }
                 };
                 let z: f64 = rng.sample(StandardNormal);
                 let prop = h.alpha * (cfg.alpha_step * z).exp();

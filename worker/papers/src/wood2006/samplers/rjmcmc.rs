@@ -3,7 +3,7 @@
 
 use rand::RngExt;
 
-use super::state::{Cause, Core};
+use super::state::{Cause, Core, Defect};
 use crate::chain::SamplerError;
 use crate::seed::ChainRng;
 use crate::wood2006::equations as eq;
@@ -55,8 +55,11 @@ impl Core {
             let delta = 1 + self.causes.iter().filter(|c| c.y == y).count();
             let ln_pz_new = eq::ln_p_z_finite_modified(&self.ms, n, alpha, 1, None);
             let ln_pk = eq::ln_k_prior_ratio(prior, k + 1, k, k_max, alpha, n);
-            let ln_a =
-                eq::ln_accept_birth(variant, k, k_plus, delta, ln_pz_new, ln_pk, ln_pz_old, 0.0);
+            let ln_a = if self.defect == Some(Defect::DropRjPickRatio) && k_plus > 0 {
+                eq::ln_mh_acceptance(ln_pz_new + ln_pk - ln_pz_old, 0.0)
+            } else {
+                eq::ln_accept_birth(variant, k, k_plus, delta, ln_pz_new, ln_pk, ln_pz_old, 0.0)
+            };
             if ln_a.is_nan() {
                 return Err(SamplerError::Numerical("birth acceptance is NaN".into()));
             }
@@ -72,8 +75,11 @@ impl Core {
                 .count();
             let ln_pz_new = eq::ln_p_z_finite_modified(&self.ms, n, alpha, 0, Some(pick));
             let ln_pk = eq::ln_k_prior_ratio(prior, k - 1, k, k_max, alpha, n);
-            let ln_a =
-                eq::ln_accept_death(variant, k, k_plus, delta, ln_pz_new, ln_pk, ln_pz_old, 0.0);
+            let ln_a = if self.defect == Some(Defect::DropRjPickRatio) && k > 1 && k_plus > 0 {
+                eq::ln_mh_acceptance(ln_pz_new + ln_pk - ln_pz_old, 0.0)
+            } else {
+                eq::ln_accept_death(variant, k, k_plus, delta, ln_pz_new, ln_pk, ln_pz_old, 0.0)
+            };
             if ln_a.is_nan() {
                 return Err(SamplerError::Numerical("death acceptance is NaN".into()));
             }

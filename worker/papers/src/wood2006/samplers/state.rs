@@ -38,6 +38,15 @@ pub enum Defect {
     /// New causes of Algorithm 2 appended after the existing columns instead of at uniformly
     /// random positions (a subtle ordering bias).
     AppendNewCauses,
+    /// §6, RJMCMC's α move without the Jacobian `ln α` of its random walk on ln α: the walk then
+    /// targets p(α | …)/α instead of p(α | …) (α biased low).
+    DropAlphaJacobian,
+    /// Algorithm 1's birth/death move (Eqs. 8–9, [`RjAcceptance::Corrected`]) accepted on the
+    /// target ratio alone: the Hastings term of the column picks (`ln(K/K_+)` for a birth,
+    /// `ln(K_+/(K−1))` for a death) dropped.
+    ///
+    /// [`RjAcceptance::Corrected`]: crate::wood2006::RjAcceptance::Corrected
+    DropRjPickRatio,
 }
 
 /// One hidden cause: its column of Z, its row of Y, and `m_k`.
