@@ -319,6 +319,11 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
         .await;
         let (error, counted, keep_worker, retryable) = match outcome {
             Ok(result) if result.ok => {
+                // A finished chain's checkpoint is of no more use here (memory: one state per
+                // checkpointed chain of the run otherwise).
+                if let Ok(mut m) = shared.checkpoints.lock() {
+                    m.remove(&index);
+                }
                 if !shared.done[i].swap(true, Ordering::SeqCst) {
                     let _ = out
                         .send(Outcome::Finished {
