@@ -288,12 +288,15 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             }))
             .await;
         if let Some(c) = &from {
+            // The state alone: the worker needs no rows (the slot task keeps them).
             job.resume = Some(ChainCheckpoint {
-                iterations: Vec::new(),
-                trace: Vec::new(),
-                stats: Vec::new(),
+                job_id: c.job_id.clone(),
+                iteration: c.iteration,
+                sampler_state: c.sampler_state.clone(),
+                rng_word_pos: c.rng_word_pos.clone(),
                 elapsed_seconds: c.elapsed_seconds.last().copied().into_iter().collect(),
-                ..c.as_ref().clone()
+                code_version: c.code_version.clone(),
+                ..Default::default()
             });
         }
         let outcome = run_one(
@@ -397,7 +400,12 @@ fn rpc_error(s: tonic::Status) -> RpcError {
     }
 }
 
-/// Join a checkpoint's or a result's rows (`more`) to the rows held so far (`held`).
+/// Put `held` in front of `v`: the rows kept so far, then the new ones.
+fn prepend<T: Clone>(held: &[T], v: &mut Vec<T>) {
+    v.splice(0..0, held.iter().cloned());
+}
+
+/// Join a checkpoint's or a result's rows to the rows held so far (`held`).
 fn join_rows(
     held: &ChainCheckpoint,
     it: &mut Vec<u64>,
@@ -405,20 +413,10 @@ fn join_rows(
     st: &mut Vec<f64>,
     el: &mut Vec<f64>,
 ) {
-    let join = |a: &[u64], b: &mut Vec<u64>| {
-        let mut v = a.to_vec();
-        v.append(b);
-        *b = v;
-    };
-    let joinf = |a: &[f64], b: &mut Vec<f64>| {
-        let mut v = a.to_vec();
-        v.append(b);
-        *b = v;
-    };
-    join(&held.iterations, it);
-    joinf(&held.trace, tr);
-    joinf(&held.stats, st);
-    joinf(&held.elapsed_seconds, el);
+    prepend(&held.iterations, it);
+    prepend(&held.trace, tr);
+    prepend(&held.stats, st);
+    prepend(&held.elapsed_seconds, el);
 }
 
 /// Run one chain on `client`, resuming from `from` if given. Every checkpoint the worker sends is

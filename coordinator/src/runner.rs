@@ -236,13 +236,12 @@ fn existing_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<Opt
         .read_manifest()
         .with_context(|| format!("reading {}", rd.manifest_path().display()))?;
     if old.chain_seed != plan.manifest.chain_seed && old.cells == plan.manifest.cells {
-        let seed = |m: &Manifest| m.chain_seed.unwrap_or(m.base_seed);
         anyhow::bail!(
             "{} holds chains of chain seed {}, not {}: a run directory keeps one chain seed; \
              choose another --out",
             out.display(),
-            seed(&old),
-            seed(&plan.manifest)
+            old.chains_seed(),
+            plan.manifest.chains_seed()
         );
     }
     if old.cells != plan.manifest.cells || old.jobs != plan.manifest.jobs {

@@ -135,6 +135,11 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The seed of the chains' streams: `chain_seed` if set, else `base_seed`.
+    pub fn chains_seed(&self) -> u64 {
+        self.chain_seed.unwrap_or(self.base_seed)
+    }
+
     /// The run's identity: a stable hash (FNV-1a, 16 hex digits) of its cells and its chains
     /// with their seeds, i.e. of everything that decides what the stored chains are. Two plans
     /// with the same identity produce the same chains; the job table records it.

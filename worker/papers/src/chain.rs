@@ -373,6 +373,7 @@ mod tests {
     use super::*;
     use crate::seed::chain_rng;
     use crate::testing::assert_resumes_identically;
+    use crate::testing::checkpoint::drive_quietly;
 
     /// A Gaussian random walk with a posterior-mean accumulator and a private RNG.
     #[derive(Serialize, Deserialize)]
@@ -453,23 +454,19 @@ mod tests {
         let mut s = walk(false)(&mut r);
         let mut rows = Vec::new();
         let mut n = 0;
-        let tail = drive_chain(
+        let tail = drive_quietly(
             s.as_mut(),
             &SPEC,
             &mut r,
-            ChainControl {
-                progress: &mut |_, _| {},
-                cancel: &AtomicBool::new(false),
-                resume: None,
-                every: CheckpointEvery {
-                    iterations: None,
-                    seconds: Some(0.0),
-                },
-                on_checkpoint: &mut |c| {
-                    n += 1;
-                    rows.extend(c.trace);
-                    Ok(())
-                },
+            None,
+            CheckpointEvery {
+                iterations: None,
+                seconds: Some(0.0),
+            },
+            &mut |c| {
+                n += 1;
+                rows.extend(c.trace);
+                Ok(())
             },
         )
         .unwrap();
@@ -486,22 +483,18 @@ mod tests {
         for (iteration, state) in [(2000, vec![]), (10, vec![1, 2, 3])] {
             let mut r = chain_rng(1, 0, 0, 0);
             let mut s = walk(false)(&mut r);
-            let err = drive_chain(
+            let err = drive_quietly(
                 s.as_mut(),
                 &SPEC,
                 &mut r,
-                ChainControl {
-                    progress: &mut |_, _| {},
-                    cancel: &AtomicBool::new(false),
-                    resume: Some(Resume {
-                        iteration,
-                        sampler_state: &state,
-                        rng_word_pos: 0,
-                        elapsed_offset: 0.0,
-                    }),
-                    every: CheckpointEvery::default(),
-                    on_checkpoint: &mut |_| Ok(()),
-                },
+                Some(Resume {
+                    iteration,
+                    sampler_state: &state,
+                    rng_word_pos: 0,
+                    elapsed_offset: 0.0,
+                }),
+                CheckpointEvery::default(),
+                &mut |_| Ok(()),
             )
             .unwrap_err();
             assert!(matches!(err, SamplerError::InvalidState(_)), "{err}");

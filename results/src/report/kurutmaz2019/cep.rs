@@ -47,7 +47,7 @@ pub fn cep_rows(rd: &RunDir, m: &Manifest) -> Result<Vec<LogMlRow>, ReportError>
                 hypothesis: h,
                 n_latent: r,
                 method: method.clone(),
-                seed: m.chain_seed.unwrap_or(m.base_seed),
+                seed: m.chains_seed(),
                 value: v,
             });
         }

@@ -5,11 +5,35 @@
 use std::sync::atomic::AtomicBool;
 
 use crate::chain::{
-    ChainControl, ChainOutput, Checkpoint, CheckpointEvery, Resume, RunSpec, Sampler, drive_chain,
-    run_chain,
+    ChainControl, ChainOutput, Checkpoint, CheckpointEvery, Resume, RunSpec, Sampler, SamplerError,
+    drive_chain, run_chain,
 };
 use crate::data::{DataContext, Dataset, Matrix};
 use crate::seed::ChainRng;
+
+/// [`drive_chain`] with no progress report and no cancellation: from `resume` if given, handing
+/// the checkpoints `every` asks for to `on_checkpoint`.
+pub fn drive_quietly(
+    sampler: &mut dyn Sampler,
+    spec: &RunSpec,
+    rng: &mut ChainRng,
+    resume: Option<Resume<'_>>,
+    every: CheckpointEvery,
+    on_checkpoint: &mut dyn FnMut(Checkpoint) -> Result<(), SamplerError>,
+) -> Result<ChainOutput, SamplerError> {
+    drive_chain(
+        sampler,
+        spec,
+        rng,
+        ChainControl {
+            progress: &mut |_, _| {},
+            cancel: &AtomicBool::new(false),
+            resume,
+            every,
+            on_checkpoint,
+        },
+    )
+}
 
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
@@ -66,22 +90,18 @@ pub fn assert_resumes_identically(
     let mut r = rng.clone();
     let mut s = build(&mut r);
     let mut saved: Vec<Checkpoint> = Vec::new();
-    let tail = drive_chain(
+    let tail = drive_quietly(
         s.as_mut(),
         spec,
         &mut r,
-        ChainControl {
-            progress: &mut |_, _| {},
-            cancel: &AtomicBool::new(false),
-            resume: None,
-            every: CheckpointEvery {
-                iterations: Some(every),
-                seconds: None,
-            },
-            on_checkpoint: &mut |c| {
-                saved.push(c);
-                Ok(())
-            },
+        None,
+        CheckpointEvery {
+            iterations: Some(every),
+            seconds: None,
+        },
+        &mut |c| {
+            saved.push(c);
+            Ok(())
         },
     )
     .expect("checkpointed chain");
@@ -101,22 +121,18 @@ pub fn assert_resumes_identically(
         let mut r = rng.clone();
         let mut s = build(&mut r);
         let offset = c.elapsed_seconds.last().copied().unwrap_or(0.0);
-        let tail = drive_chain(
+        let tail = drive_quietly(
             s.as_mut(),
             spec,
             &mut r,
-            ChainControl {
-                progress: &mut |_, _| {},
-                cancel: &AtomicBool::new(false),
-                resume: Some(Resume {
-                    iteration: c.iteration,
-                    sampler_state: &c.sampler_state,
-                    rng_word_pos: c.rng_word_pos,
-                    elapsed_offset: offset,
-                }),
-                every: CheckpointEvery::default(),
-                on_checkpoint: &mut |_| Ok(()),
-            },
+            Some(Resume {
+                iteration: c.iteration,
+                sampler_state: &c.sampler_state,
+                rng_word_pos: c.rng_word_pos,
+                elapsed_offset: offset,
+            }),
+            CheckpointEvery::default(),
+            &mut |_| Ok(()),
         )
         .unwrap_or_else(|e| panic!("resuming at iteration {}: {e}", c.iteration));
         assert_eq!(

@@ -5,6 +5,35 @@
 //!
 //! Source: `003_bf1ce321478f8175.txt`, ch. 4.
 
+/// `defect()` and `with_defect()` for a configuration with a field `defect: Option<Defect>`
+/// (present only with the `testing` feature: the convention of `crate::testing`).
+macro_rules! defect_switch {
+    () => {
+        /// The deliberately broken kernel switched on, if any: always `None` without the
+        /// `testing` feature.
+        #[inline]
+        pub(crate) fn defect(&self) -> Option<Defect> {
+            #[cfg(feature = "testing")]
+            {
+                self.defect
+            }
+            #[cfg(not(feature = "testing"))]
+            {
+                None
+            }
+        }
+
+        /// Switch on a deliberately broken kernel (negative-control tests only; `None` switches
+        /// it off). Exists only with the `testing` feature.
+        #[cfg(feature = "testing")]
+        pub fn with_defect(mut self, defect: impl Into<Option<Defect>>) -> Self {
+            self.defect = defect.into();
+            self
+        }
+    };
+}
+use defect_switch;
+
 pub mod dem;
 pub mod exact;
 mod particles;

@@ -47,27 +47,7 @@ pub struct VbConfig {
 }
 
 impl VbConfig {
-    /// The deliberately broken kernel switched on, if any: always `None` without the `testing`
-    /// feature.
-    #[inline]
-    fn defect(&self) -> Option<Defect> {
-        #[cfg(feature = "testing")]
-        {
-            self.defect
-        }
-        #[cfg(not(feature = "testing"))]
-        {
-            None
-        }
-    }
-
-    /// Switch on a deliberately broken kernel (negative-control tests only; `None` switches it
-    /// off). Exists only with the `testing` feature.
-    #[cfg(feature = "testing")]
-    pub fn with_defect(mut self, defect: impl Into<Option<Defect>>) -> Self {
-        self.defect = defect.into();
-        self
-    }
+    super::defect_switch!();
 }
 
 impl Default for VbConfig {
