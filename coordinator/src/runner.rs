@@ -385,7 +385,9 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let build = job_builder(plan, jobs.clone(), &shipped)?;
     drop(shipped);
 
-    // The job table, reconciled with the result files already on disk.
+    // The job table, reconciled with the result files already on disk (after removing what a
+    // killed writer left half-written: this process holds the directory's lock).
+    rd.remove_partial_files()?;
     let pending = {
         let chains = file_names(&opts.out.join("chains"));
         let timing = file_names(&opts.out.join("timing"));

@@ -207,9 +207,15 @@ fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Chains whose last file (timing) is in place. A coordinator killed mid-write leaves a
+/// `<id>.parquet.tmp` beside them, which is not a stored chain.
 fn stored_chains(dir: &Path) -> usize {
     std::fs::read_dir(dir.join("timing"))
-        .map(|d| d.count())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".parquet"))
+                .count()
+        })
         .unwrap_or(0)
 }
 

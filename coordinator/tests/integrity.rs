@@ -142,6 +142,37 @@ fn a_damaged_chain_file_is_run_again_with_a_warning() {
     assert_eq!(std::fs::read(&trace).expect("read"), good);
 }
 
+/// A process killed between writing a result's temporary file and renaming it leaves
+/// `<file>.tmp` behind; the resumed run removes it (it holds the directory's lock, so no other
+/// writer can own it) and does not count it as a stored chain.
+#[test]
+fn a_killed_writers_temporary_files_are_removed_on_resume() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "a.yaml", YAML);
+    let out = dir.path().join("R");
+    let first = run(&y, &out);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let timing = out.join("timing/cell1-rep0-chain1.parquet");
+    let trace = out.join("chains/cell1-rep0-chain1.trace.parquet");
+    let good = std::fs::read(&trace).expect("read trace");
+    // The state a kill -9 mid-write leaves: the final file missing, its temporary half-written;
+    // and a temporary of a chain that is stored (a second copy of it, from a chain whose lease
+    // expired, was being written), which no rerun overwrites.
+    let leftovers = [
+        out.join("timing/cell1-rep0-chain1.parquet.tmp"),
+        out.join("chains/cell0-rep0-chain0.trace.parquet.tmp"),
+    ];
+    std::fs::rename(&timing, &leftovers[0]).expect("rename");
+    std::fs::write(&leftovers[1], &good[..good.len() / 2]).expect("write tmp");
+    let again = run(&y, &out);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(text(&again).contains("1 run, 3 already stored"), "{}", text(&again));
+    for tmp in &leftovers {
+        assert!(!tmp.exists(), "{} was left behind", tmp.display());
+    }
+    assert_eq!(std::fs::read(&trace).expect("read"), good);
+}
+
 /// `causeway status` on a finished run says so (its rate no longer decays with the clock and it
 /// shows no time left); while a run holds the directory it reports it running.
 #[test]

@@ -228,6 +228,29 @@ impl RunDir {
         })
     }
 
+    /// Remove the `*.tmp` files a killed writer left in `chains/` and `timing/` (see
+    /// [`write_atomic`]); returns how many. Call it only while holding the directory's lock:
+    /// a live writer's temporary file would go too.
+    ///
+    /// # Errors
+    /// A file that exists and cannot be removed.
+    pub fn remove_partial_files(&self) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        for sub in ["chains", "timing"] {
+            let Ok(entries) = fs::read_dir(self.root.join(sub)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.extension().is_some_and(|x| x == "tmp") {
+                    fs::remove_file(&path).map_err(io_err(&path))?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// Store one chain's output: trace, summary (deterministic) and timing (wall clock).
     pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<(), StoreError> {
         // The sampler's statistics first: a chain whose trace exists has all its files before it
@@ -254,8 +277,6 @@ impl RunDir {
         write_parquet(&tpath, &mut tdf)
     }
 
-    /// Whether all of a job's files (trace, summary, timing) are on disk. Each is renamed into
-    /// place whole, and timing is written last, so then the chain is completely stored.
     /// Why a stored chain cannot be adopted, if it cannot: a file missing, or one that is not
     /// a complete Parquet file (checked from its frame: `PAR1` at both ends and a footer length
     /// that fits, which a truncated or overwritten file fails). Cheap enough to run on every
@@ -275,13 +296,14 @@ impl RunDir {
             .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
     }
 
+    /// Whether all of a job's files (trace, summary, timing) are on disk. Each is renamed into
+    /// place whole, and timing is written last, so then the chain is completely stored.
     pub fn chain_done(&self, job_id: &str) -> bool {
         self.trace_path(job_id).exists()
             && self.summary_path(job_id).exists()
             && self.timing_path(job_id).exists()
     }
 
-    /// A chain's trace as a DataFrame (`iteration` + one column per traced scalar).
     /// A chain's sampler statistics, if its sampler records any (`None` otherwise).
     pub fn read_sample_stats(&self, job_id: &str) -> Result<Option<DataFrame>, StoreError> {
         let path = self.sample_stats_path(job_id);
@@ -291,6 +313,7 @@ impl RunDir {
             Ok(None)
         }
     }
+    /// A chain's trace as a DataFrame (`iteration` + one column per traced scalar).
     pub fn read_trace(&self, job_id: &str) -> Result<DataFrame, StoreError> {
         read_parquet(&self.trace_path(job_id))
     }
