@@ -166,7 +166,11 @@ fn a_killed_writers_temporary_files_are_removed_on_resume() {
     std::fs::write(&leftovers[1], &good[..good.len() / 2]).expect("write tmp");
     let again = run(&y, &out);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
-    assert!(text(&again).contains("1 run, 3 already stored"), "{}", text(&again));
+    assert!(
+        text(&again).contains("1 run, 3 already stored"),
+        "{}",
+        text(&again)
+    );
     for tmp in &leftovers {
         assert!(!tmp.exists(), "{} was left behind", tmp.display());
     }
