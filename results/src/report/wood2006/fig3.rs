@@ -4,46 +4,99 @@ use polars::prelude::*;
 
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{
-    Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws, f64s,
+    Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws_of, f64s,
     json_text, mean_sd_by, pm_column, u64s,
 };
 use crate::rundir::{Manifest, RunDir};
 use causeway_papers::metrics::mean_sd;
+use causeway_papers::wood2006::evaluation::log_joint_of;
+use causeway_papers::wood2006::{BinaryMatrix, Params};
 
 use super::{replicates, sampler_of};
 
-/// Figure 3: for each true K, sampler and initialisation, mean ± sd over datasets of the
-/// posterior mean of K+ (Gibbs) or K (RJMCMC). Per dataset, the posterior mean averages the
-/// post-burn-in draws of all its chains.
+/// Figure 3: for each true K, sampler (with or without split–merge) and initialisation, mean ±
+/// sd over datasets of the posterior mean of K+ (linked causes, both samplers) and, for RJMCMC,
+/// of K (all columns, most of them empty under the default `k_prior: ibp`; issue 12). Per
+/// dataset, the posterior mean averages the post-burn-in draws of all its chains. Also the log
+/// joint of the true (Z, Y) under the cell's target, and each chain's mean log joint against it:
+/// averaged over datasets the two agree for a converged sampler (the truth and a posterior draw
+/// have the same joint law), and chains stuck in duplicated causes sit below it.
 pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let mut cell_col = Vec::new();
     let mut rep_col = Vec::new();
     let mut est_col = Vec::new();
+    let mut k_col = Vec::new();
+    let mut truth_col = Vec::new();
+    let mut gap_col = Vec::new();
+    let mut below_col = Vec::new();
     for c in &m.cells {
-        let scalar = if sampler_of(m, c.index) == "rjmcmc" {
-            "k"
-        } else {
-            "k_plus"
-        };
+        let rj = sampler_of(m, c.index) == "rjmcmc";
+        let params = Params::from_json(&c.params)
+            .map_err(|e| ReportError::Other(format!("cell {}: params: {e}", c.index)))?;
         for r in 0..replicates(m) {
-            let draws = chain_draws(rd, m, c.index, r, scalar)?;
-            let all: Vec<f64> = draws.into_iter().flatten().collect();
+            let [kp, k, lj] = <[Vec<Vec<f64>>; 3]>::try_from(chain_draws_of(
+                rd,
+                m,
+                c.index,
+                r,
+                &["k_plus", "k", "log_joint"],
+            )?)
+            .map_err(|_| ReportError::Other("chain_draws_of: three scalars".into()))?;
+            let all: Vec<f64> = kp.into_iter().flatten().collect();
             if all.is_empty() {
                 continue;
             }
+            let all_k: Vec<f64> = k.into_iter().flatten().collect();
+            let truth = truth_log_joint(rd, &c.dataset_id, r, &params)?;
+            let chain_means: Vec<f64> = lj
+                .iter()
+                .filter(|d| !d.is_empty())
+                .map(|d| d.iter().sum::<f64>() / d.len() as f64)
+                .collect();
             cell_col.push(c.index as u64);
             rep_col.push(r);
             est_col.push(all.iter().sum::<f64>() / all.len() as f64);
+            k_col.push(if rj && !all_k.is_empty() {
+                all_k.iter().sum::<f64>() / all_k.len() as f64
+            } else {
+                f64::NAN
+            });
+            truth_col.push(truth);
+            gap_col.push(
+                chain_means.iter().map(|x| x - truth).sum::<f64>() / chain_means.len() as f64,
+            );
+            below_col.push(
+                chain_means.iter().filter(|&&x| x < truth).count() as f64
+                    / chain_means.len() as f64,
+            );
         }
     }
-    let long = df!("cell" => cell_col, "replicate" => rep_col, "posterior_mean_k" => est_col)?;
-    let agg = mean_sd_by(&long, &["cell"], &["posterior_mean_k"])?;
+    let long = df!(
+        "cell" => cell_col,
+        "replicate" => rep_col,
+        "posterior_mean_k_plus" => est_col,
+        "posterior_mean_k" => k_col,
+        "log_joint_truth" => truth_col,
+        "log_joint_gap" => gap_col,
+        "chains_below_truth" => below_col
+    )?;
+    let agg = mean_sd_by(
+        &long,
+        &["cell"],
+        &[
+            "posterior_mean_k_plus",
+            "posterior_mean_k",
+            "log_joint_truth",
+            "log_joint_gap",
+            "chains_below_truth",
+        ],
+    )?;
     let cells: Vec<usize> = u64s(&agg, "cell")?
         .into_iter()
         .map(|c| c as usize)
         .collect();
-    let means = f64s(&agg, "posterior_mean_k_mean")?;
-    let sds = f64s(&agg, "posterior_mean_k_sd")?;
+    let means = f64s(&agg, "posterior_mean_k_plus_mean")?;
+    let sds = f64s(&agg, "posterior_mean_k_plus_sd")?;
     let true_k: Vec<f64> = cells
         .iter()
         .map(|&c| {
@@ -56,14 +109,52 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         .collect();
     let mut cols = axis_columns(m, &cells);
     cols.push(pm_column(
-        "posterior mean of K (mean ± sd over datasets)",
+        "posterior mean of K+ (mean ± sd over datasets)",
         &means,
         &sds,
     ));
     cols.push(Series::new("mean".into(), means.clone()).into());
     cols.push(Series::new("sd".into(), sds.clone()).into());
+    cols.push(pm_column(
+        "posterior mean of K, RJMCMC (mean ± sd over datasets)",
+        &f64s(&agg, "posterior_mean_k_mean")?,
+        &f64s(&agg, "posterior_mean_k_sd")?,
+    ));
+    for name in [
+        "posterior_mean_k",
+        "log_joint_truth",
+        "log_joint_gap",
+        "chains_below_truth",
+    ] {
+        cols.push(
+            agg.column(&format!("{name}_mean"))?
+                .clone()
+                .with_name(name.into()),
+        );
+    }
     cols.push(agg.column("count")?.clone().with_name("datasets".into()));
     append_convergence(&mut cols, m, conv, &cells);
+    let variant = |c: usize| -> String {
+        let sm = m.cells[c]
+            .param("split_merge")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        if sm > 0 {
+            format!("{} + split-merge", sampler_of(m, c))
+        } else {
+            sampler_of(m, c)
+        }
+    };
+    let mut variants: Vec<(String, String)> = Vec::new();
+    for &c in &cells {
+        let v = (
+            variant(c),
+            m.cells[c].param("init").map(json_text).unwrap_or_default(),
+        );
+        if !variants.contains(&v) {
+            variants.push(v);
+        }
+    }
 
     // The paper's findings, checked on these numbers.
     let mut notes = vec![
@@ -71,24 +162,19 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
          (slight over-estimate); RJMCMC started from K=1 under-estimates."
             .to_string(),
     ];
-    let row = |s: &str, init: &str| -> Vec<(f64, f64)> {
-        cells
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                sampler_of(m, **c) == s
-                    && m.cells[**c].param("init").map(json_text).as_deref() == Some(init)
+    let pick = |s: &str, init: &str| -> Vec<usize> {
+        (0..cells.len())
+            .filter(|&i| {
+                variant(cells[i]) == s
+                    && m.cells[cells[i]].param("init").map(json_text).as_deref() == Some(init)
             })
-            .map(|(i, _)| (true_k[i], means[i]))
             .collect()
     };
-    for (s, init) in [
-        ("gibbs", "empty"),
-        ("gibbs", "random"),
-        ("rjmcmc", "empty"),
-        ("rjmcmc", "random"),
-    ] {
-        let r = row(s, init);
+    for (s, init) in &variants {
+        let r: Vec<(f64, f64)> = pick(s, init)
+            .into_iter()
+            .map(|i| (true_k[i], means[i]))
+            .collect();
         if r.is_empty() {
             continue;
         }
@@ -102,20 +188,10 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     }
     // Figure.
     let mut lines = Vec::new();
-    for (s, init) in [
-        ("gibbs", "empty"),
-        ("gibbs", "random"),
-        ("rjmcmc", "empty"),
-        ("rjmcmc", "random"),
-    ] {
-        let pts: Vec<(f64, f64, f64)> = cells
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                sampler_of(m, **c) == s
-                    && m.cells[**c].param("init").map(json_text).as_deref() == Some(init)
-            })
-            .map(|(i, _)| (true_k[i], means[i], sds[i]))
+    for (s, init) in &variants {
+        let pts: Vec<(f64, f64, f64)> = pick(s, init)
+            .into_iter()
+            .map(|i| (true_k[i], means[i], sds[i]))
             .collect();
         if !pts.is_empty() {
             lines.push(Line {
@@ -136,7 +212,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         &[Panel {
             title: "Figure 3: estimated vs true number of causes".into(),
             x_label: "true K".into(),
-            y_label: "posterior mean of K".into(),
+            y_label: "posterior mean of K+".into(),
             log_x: false,
             lines,
         }],
@@ -148,4 +224,24 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         df: DataFrame::new_infer_height(cols)?,
         notes,
     }])
+}
+
+/// The log joint of replicate `r`'s true (Z, Y) under `params` (see [`log_joint_of`]); NaN when
+/// the dataset holds no truth.
+fn truth_log_joint(
+    rd: &RunDir,
+    dataset_id: &str,
+    r: u64,
+    params: &Params,
+) -> Result<f64, ReportError> {
+    let data = rd.read_dataset(dataset_id, r)?;
+    let (Some(x), Some(z), Some(y)) = (data.observed("x"), data.truth("z"), data.truth("y")) else {
+        return Ok(f64::NAN);
+    };
+    let bin = |mat: &causeway_papers::data::Matrix| {
+        BinaryMatrix::from_matrix(mat)
+            .map_err(|e| ReportError::Other(format!("dataset {dataset_id}-r{r}: {e}")))
+    };
+    log_joint_of(params, &bin(x)?, &bin(z)?, &bin(y)?)
+        .map_err(|e| ReportError::Other(format!("dataset {dataset_id}-r{r}: {e}")))
 }

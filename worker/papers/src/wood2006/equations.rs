@@ -147,12 +147,8 @@ pub fn ln_p_z_ibp(alpha: f64, n: usize, ms: &[usize], multiplicities: &[usize]) 
     for &kh in multiplicities {
         s -= ln_factorial(kh as u64);
     }
-    let ln_n_fact = ln_factorial(n as u64);
     for &m in ms {
-        if m == 0 || m > n {
-            return f64::NEG_INFINITY;
-        }
-        s += ln_factorial((n - m) as u64) + ln_factorial((m - 1) as u64) - ln_n_fact;
+        s += ln_ibp_column(m, n);
     }
     s
 }
@@ -443,6 +439,62 @@ pub fn ln_k_new_weights(
                 q *= r;
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Split–merge for Algorithm 2 (ours, not in the paper: issue 12; Meeds et al. 2007, "Modeling
+// dyadic data with binary latent factors", §3.2, adapted to the noisy-OR and its rows of Y)
+// ---------------------------------------------------------------------------------------------
+
+/// `ln f(m) = ln[(N−m)!(m−1)!/N!]`, the factor of one non-empty column in [`ln_p_z_ibp`].
+/// `-inf` for `m = 0` or `m > N`.
+pub fn ln_ibp_column(m: usize, n: usize) -> f64 {
+    if m == 0 || m > n {
+        return f64::NEG_INFINITY;
+    }
+    ln_factorial((n - m) as u64) + ln_factorial((m - 1) as u64) - ln_factorial(n as u64)
+}
+
+/// `ln[π(split) / π(merged)]` of the Z prior when column `k` (`m_k` ones) becomes columns `a`
+/// and `b` (`m_a`, `m_b` ones; `z_a ∨ z_b = z_k`) in a state of `k_plus` columns, for the target
+/// of Algorithm 2 on ordered column lists, `α^{K_+}/K_+! · e^{−αH_N} · Π_k f(m_k)` (the
+/// left-ordered-form probability [`ln_p_z_ibp`] spread uniformly over the `K_+!/Π_h K_h!`
+/// orderings of its class): `ln α − ln(K_+ + 1) + ln f(m_a) + ln f(m_b) − ln f(m_k)`.
+pub fn ln_split_prior_ratio(
+    alpha: f64,
+    n: usize,
+    k_plus: usize,
+    m_k: usize,
+    m_a: usize,
+    m_b: usize,
+) -> f64 {
+    alpha.ln() - ((k_plus + 1) as f64).ln() + ln_ibp_column(m_a, n) + ln_ibp_column(m_b, n)
+        - ln_ibp_column(m_k, n)
+}
+
+/// The split proposal's log probability of one row's allocation when column `k` splits into `a`
+/// (which keeps row `i`) and `b` (which takes row `j`): a row in both with probability `share`,
+/// otherwise in one of them; rows `i` and `j` are in `a` and `b` respectively, and in the other
+/// one too with probability `share`. `in_a`, `in_b`: the allocation; `anchor`: `Some(true)` for
+/// row `i`, `Some(false)` for row `j`, `None` for the other rows of `k`. `-inf` for an allocation
+/// the proposal cannot make.
+pub fn ln_split_row_allocation(in_a: bool, in_b: bool, anchor: Option<bool>, share: f64) -> f64 {
+    match (anchor, in_a, in_b) {
+        (_, true, true) => share.ln(),
+        (Some(true), true, false) | (Some(false), false, true) => (1.0 - share).ln(),
+        (None, true, false) | (None, false, true) => ((1.0 - share) / 2.0).ln(),
+        _ => f64::NEG_INFINITY,
+    }
+}
+
+/// Eq. 4's prior of one trial's activations `(y_a, y_b)` of a split column given `y_a ∨ y_b = 1`,
+/// unnormalised: `ln p + ln(1−p)` for exactly one active, `2 ln p` for both.
+pub fn ln_split_trial_prior(y_a: bool, y_b: bool, p: f64) -> f64 {
+    match (y_a, y_b) {
+        (true, true) => 2.0 * p.ln(),
+        (true, false) | (false, true) => p.ln() + (-p).ln_1p(),
+        (false, false) => f64::NEG_INFINITY,
     }
 }
 

@@ -114,6 +114,82 @@ pub fn errors_at(
     out
 }
 
+/// The `log_joint` trace value (see `HiddenCauseSampler::log_joint`) of the state (Z, Y) for data
+/// X under `params` (its sampler's target: Gibbs, the IBP class probability; RJMCMC, Eq. 5 and
+/// P(K)). Used to compare a chain's log joint with that of the true structure (issue 12).
+/// `x`: N × T, `z`: N × K, `y`: K × T. Errors: shapes that do not fit, invalid `params`.
+pub fn log_joint_of(
+    params: &crate::wood2006::Params,
+    x: &crate::wood2006::BinaryMatrix,
+    z: &crate::wood2006::BinaryMatrix,
+    y: &crate::wood2006::BinaryMatrix,
+) -> Result<f64, crate::SamplerError> {
+    // The initial state is replaced at once, so the generator's draws do not matter.
+    let mut rng = crate::seed::chain_rng(0, 0, 0, 0);
+    let mut s = crate::wood2006::HiddenCauseSampler::new(params, x, Vec::new(), &mut rng)?;
+    s.set_state(z, y, None)?;
+    Ok(s.log_joint())
+}
+
+/// The posterior of RJMCMC's number of columns K given its linked columns (issue 12): in the
+/// finite model (§3.1, Algorithm 1) with prior `k_prior` on `1..=k_max`, K depends on the data
+/// only through the K_+ linked columns, whose counts are `ms` (each ≥ 1):
+/// `P(K | Z_+) ∝ P(K) · K!/(K−K_+)! · Π_{k ≤ K_+} g_K(m_k) · g_K(0)^{K−K_+}` for `K ≥ K_+`, where
+/// `g_K(m)` is Eq. 5's column factor [`eq::ln_p_z_finite_column`] and `K!/(K−K_+)!` counts the
+/// placements of the linked columns among K ordered ones (the empty columns' rows of Y integrate
+/// to 1). Returns `(K, P(K | Z_+))` for every K with positive mass; empty if `ms` is longer than
+/// `k_max`.
+///
+/// [`eq::ln_p_z_finite_column`]: crate::wood2006::equations::ln_p_z_finite_column
+pub fn k_posterior_given_linked(
+    ms: &[usize],
+    n: usize,
+    alpha: f64,
+    k_prior: crate::wood2006::KPrior,
+    k_max: usize,
+) -> Vec<(usize, f64)> {
+    use crate::wood2006::equations as eq;
+    let k_plus = ms.len();
+    let lo = k_plus.max(1);
+    if lo > k_max {
+        return Vec::new();
+    }
+    let ln_w: Vec<f64> = (lo..=k_max)
+        .map(|k| {
+            let linked: f64 = ms
+                .iter()
+                .map(|&m| eq::ln_p_z_finite_column(m, n, alpha, k))
+                .sum();
+            let placements = statrs::function::factorial::ln_factorial(k as u64)
+                - statrs::function::factorial::ln_factorial((k - k_plus) as u64);
+            eq::ln_k_prior(k_prior, k, k_max, alpha, n)
+                + placements
+                + linked
+                + (k - k_plus) as f64 * eq::ln_p_z_finite_column(0, n, alpha, k)
+        })
+        .collect();
+    let lse = crate::math::log_sum_exp(&ln_w);
+    (lo..=k_max)
+        .zip(ln_w)
+        .map(|(k, w)| (k, (w - lse).exp()))
+        .collect()
+}
+
+/// `E[K | Z_+]` from [`k_posterior_given_linked`] (NaN when it is empty).
+pub fn expected_k_given_linked(
+    ms: &[usize],
+    n: usize,
+    alpha: f64,
+    k_prior: crate::wood2006::KPrior,
+    k_max: usize,
+) -> f64 {
+    let post = k_posterior_given_linked(ms, n, alpha, k_prior, k_max);
+    if post.is_empty() {
+        return f64::NAN;
+    }
+    post.iter().map(|&(k, p)| k as f64 * p).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,6 +99,14 @@ pub struct Params {
     /// that it is computed exactly). 1..=100000, default 300.
     #[serde(default = "d_map_y_sweeps")]
     pub map_y_sweeps: usize,
+    /// Gibbs only: split–merge proposals per iteration, after the Y sweep (ours, not the paper's:
+    /// see `samplers/split_merge.rs`). 0..=10000; default 0, the paper's plain Algorithm 2.
+    #[serde(default)]
+    pub split_merge: usize,
+    /// Gibbs only: the split proposal's probability that a row of the split column goes to both
+    /// new columns (otherwise to one of them, each with half the rest). In (0, 1); default 0.5.
+    #[serde(default = "d_split_merge_share")]
+    pub split_merge_share: f64,
 }
 
 /// The §5 values of the model's parameters (α = 3, λ = 0.9, ε = 0.01, p = 0.1): the defaults of
@@ -139,6 +147,9 @@ fn d_k_max() -> usize {
 fn d_map_y_sweeps() -> usize {
     300
 }
+fn d_split_merge_share() -> f64 {
+    0.5
+}
 
 /// Largest `k_max` / `init_k` accepted (keeps the O(k_max) prior normaliser and memory bounded).
 pub const MAX_K: usize = 10_000;
@@ -175,6 +186,8 @@ impl Params {
             k_max: d_k_max(),
             rjmcmc_acceptance: RjAcceptance::Corrected,
             map_y_sweeps: d_map_y_sweeps(),
+            split_merge: 0,
+            split_merge_share: d_split_merge_share(),
         }
     }
 
@@ -200,6 +213,14 @@ impl Params {
         check_range_usize("params.init_k", self.init_k, 1, MAX_K)?;
         check_range_usize("params.k_max", self.k_max, 1, MAX_K)?;
         check_range_usize("params.map_y_sweeps", self.map_y_sweeps, 1, 100_000)?;
+        check_range_usize("params.split_merge", self.split_merge, 0, 10_000)?;
+        check_open_unit("params.split_merge_share", self.split_merge_share)?;
+        if self.sampler == SamplerKind::Rjmcmc && self.split_merge > 0 {
+            return Err(ParamError::new(
+                "params.split_merge",
+                "applies to `sampler: gibbs` only (Algorithm 2); use 0 with rjmcmc".to_string(),
+            ));
+        }
         match self.k_prior {
             KPrior::Poisson { mean } => check_positive("params.k_prior.mean", mean)?,
             KPrior::Geometric { q } => check_open_unit("params.k_prior.q", q)?,

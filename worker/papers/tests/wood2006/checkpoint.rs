@@ -27,6 +27,7 @@ fn hidden_cause_sampler_resumes_bit_identically() {
         json!({"sampler": "rjmcmc", "update_hyperparameters": true, "init": "random",
                "init_k": 4, "k_prior": {"kind": "geometric", "q": 0.3}}),
         json!({"sampler": "rjmcmc", "alpha": 3.0, "k_new_max": 5}),
+        json!({"sampler": "gibbs", "split_merge": 10, "init": "random", "init_k": 4}),
     ];
     for params in cells {
         let rng = chain_rng(12, 1, 0, 0);

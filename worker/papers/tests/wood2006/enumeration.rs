@@ -388,3 +388,117 @@ fn rjmcmc_with_hyperparameters_matches_exact_posterior() {
     let counts = run(&p, &prob, None, 8, Stat::ClassEta, true);
     assert_pass("rjmcmc+hyper N=2 (K, class, eta)", &gof(&exact, &counts, 8));
 }
+
+/// Algorithm 2 followed by 10 split–merge proposals per iteration (`params.split_merge`).
+fn split_merge_params() -> Params {
+    let mut p = params(SamplerKind::Gibbs);
+    p.split_merge = 10;
+    p
+}
+
+#[test]
+fn gibbs_with_split_merge_matches_exact_posterior_of_z() {
+    let counts = run(
+        &split_merge_params(),
+        &tiny3(),
+        None,
+        21,
+        Stat::Class,
+        false,
+    );
+    assert_pass(
+        "gibbs + split-merge N=3 (class)",
+        &gof(exact_gibbs3(), &counts, 21),
+    );
+}
+
+#[test]
+fn gibbs_with_split_merge_matches_exact_posterior_of_z_and_eta() {
+    let counts = run(
+        &split_merge_params(),
+        &tiny2(),
+        None,
+        22,
+        Stat::ClassEta,
+        false,
+    );
+    assert_pass(
+        "gibbs + split-merge N=2 (class, eta)",
+        &gof(exact_gibbs2(), &counts, 22),
+    );
+}
+
+/// Negative control: the split–merge Hastings ratio without the allocation probabilities.
+#[test]
+fn gibbs_with_split_merge_without_allocation_probabilities_fails() {
+    let counts = run(
+        &split_merge_params(),
+        &tiny3(),
+        Some(Defect::SplitMergeDropAllocation),
+        23,
+        Stat::Class,
+        false,
+    );
+    assert_fail(
+        "gibbs + split-merge N=3 (class) / drop allocation probabilities",
+        &gof(exact_gibbs3(), &counts, 23),
+    );
+}
+
+/// `evaluation::k_posterior_given_linked` (RJMCMC's P(K | linked columns), issue 12) against
+/// the exact finite-model posterior over (K, lof class), both `k_prior`s, with k_max = 6: for
+/// every lof class of the linked columns, P(K | class) from enumeration equals the formula.
+#[test]
+fn rjmcmc_k_posterior_given_linked_columns_matches_enumeration() {
+    use causeway_papers::wood2006::evaluation::{
+        expected_k_given_linked, k_posterior_given_linked,
+    };
+    let k_max = 6;
+    for (prior, ln_pk) in [
+        (
+            KPrior::Poisson { mean: 1.5 },
+            Box::new(ln_pk_poisson(1.5)) as Box<dyn Fn(usize) -> f64>,
+        ),
+        (KPrior::Ibp, Box::new(ln_pk_ibp(ALPHA, 3))),
+    ] {
+        let exact = exact_rjmcmc(
+            Stat::Class,
+            &tiny3(),
+            ALPHA,
+            LAMBDA,
+            EPSILON,
+            P,
+            k_max,
+            ln_pk,
+        );
+        // key = [K, K+, class masks...]: group by class
+        let mut by_class: HashMap<Vec<u32>, Vec<(usize, f64)>> = HashMap::new();
+        for (key, &p) in &exact.probs {
+            by_class
+                .entry(key[1..].to_vec())
+                .or_default()
+                .push((key[0] as usize, p));
+        }
+        let mut worst = 0.0f64;
+        for (class, ks) in &by_class {
+            let total: f64 = ks.iter().map(|x| x.1).sum();
+            let ms: Vec<usize> = class[1..].iter().map(|m| m.count_ones() as usize).collect();
+            let formula = k_posterior_given_linked(&ms, 3, ALPHA, prior, k_max);
+            for &(k, p) in ks {
+                let f = formula.iter().find(|x| x.0 == k).map_or(0.0, |x| x.1);
+                worst = worst.max((p / total - f).abs());
+            }
+            let e_exact: f64 = ks.iter().map(|&(k, p)| k as f64 * p / total).sum();
+            let e = expected_k_given_linked(&ms, 3, ALPHA, prior, k_max);
+            worst = worst.max((e_exact - e).abs() / k_max as f64);
+        }
+        eprintln!(
+            "{prior:?}: {} classes, largest |P(K | class) difference| {worst:.2e}",
+            by_class.len()
+        );
+        assert!(
+            worst < 1e-12,
+            "{prior:?}: P(K | linked) differs from enumeration by {worst}"
+        );
+    }
+}

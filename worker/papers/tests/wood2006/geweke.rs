@@ -179,6 +179,8 @@ struct Model {
     kind: SamplerKind,
     update: bool,
     defect: Option<Defect>,
+    /// `params.split_merge` (Gibbs only).
+    split_merge: usize,
 }
 
 type State = (BinaryMatrix, BinaryMatrix, Hyper);
@@ -212,8 +214,9 @@ impl GewekeModel for Model {
         x: &BinaryMatrix,
         rng: &mut ChainRng,
     ) -> Result<HiddenCauseSampler, SamplerError> {
-        let mut s = HiddenCauseSampler::new(&params(self.kind, self.update), x, vec![], rng)?
-            .with_defect(self.defect);
+        let mut p = params(self.kind, self.update);
+        p.split_merge = self.split_merge;
+        let mut s = HiddenCauseSampler::new(&p, x, vec![], rng)?.with_defect(self.defect);
         s.set_state(z, y, Some(*h))?;
         Ok(s)
     }
@@ -242,11 +245,26 @@ fn z_scores(
     iters: usize,
     seed: u64,
 ) -> Vec<(String, f64)> {
-    let model = Model {
+    z_scores_of(
+        Model {
+            kind,
+            update,
+            defect,
+            split_merge: 0,
+        },
+        iters,
+        seed,
+    )
+}
+
+/// [`z_scores`] of any [`Model`].
+fn z_scores_of(model: Model, iters: usize, seed: u64) -> Vec<(String, f64)> {
+    let Model {
         kind,
         update,
         defect,
-    };
+        ..
+    } = model;
     let report = geweke_test(&model, iters, 50, seed).unwrap();
     let mut out = Vec::new();
     for (j, st) in report.stats.iter().enumerate() {
@@ -360,5 +378,38 @@ fn geweke_detects_dropped_rjmcmc_pick_ratio() {
     assert!(
         worst(&zs) > 8.0,
         "RJMCMC move without its Hastings term passed Geweke: {zs:?}"
+    );
+}
+
+/// Algorithm 2 with 5 split–merge proposals per iteration, hyperparameters updated.
+#[test]
+fn geweke_gibbs_with_split_merge() {
+    let model = Model {
+        kind: SamplerKind::Gibbs,
+        update: true,
+        defect: None,
+        split_merge: 5,
+    };
+    let zs = z_scores_of(model, 400_000, 18);
+    assert!(
+        worst(&zs) < 4.5,
+        "Geweke rejects Gibbs with split-merge: {zs:?}"
+    );
+}
+
+/// Negative control of the split–merge move: its Hastings ratio without the allocation
+/// probabilities (`Defect::SplitMergeDropAllocation`), fixed hyperparameters.
+#[test]
+fn geweke_detects_split_merge_without_allocation_probabilities() {
+    let model = Model {
+        kind: SamplerKind::Gibbs,
+        update: false,
+        defect: Some(Defect::SplitMergeDropAllocation),
+        split_merge: 5,
+    };
+    let zs = z_scores_of(model, 60_000, 19);
+    assert!(
+        worst(&zs) > 8.0,
+        "split-merge without its allocation probabilities passed Geweke: {zs:?}"
     );
 }

@@ -6,4 +6,5 @@ mod api;
 mod checkpoint;
 mod enumeration;
 mod geweke;
+mod mixing;
 mod support;

@@ -4,6 +4,7 @@
 mod gibbs;
 mod hyper;
 mod rjmcmc;
+mod split_merge;
 mod state;
 
 pub use self::state::{Defect, Hyper};
@@ -239,6 +240,11 @@ impl HiddenCauseSampler {
         self.core.k_plus()
     }
 
+    /// Splits and merges accepted in the last iteration (both 0 without `params.split_merge`).
+    pub fn split_merge_accepted(&self) -> (u32, u32) {
+        self.core.split_merge_accepted
+    }
+
     /// The current `log_joint` (see [`HiddenCauseSampler::trace_names`]).
     pub fn log_joint(&self) -> f64 {
         self.log_joint
@@ -383,7 +389,10 @@ impl Sampler for HiddenCauseSampler {
 
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
         match self.core.kind {
-            SamplerKind::Gibbs => self.core.gibbs_iteration(rng)?,
+            SamplerKind::Gibbs => {
+                self.core.gibbs_iteration(rng)?;
+                self.core.split_merge_sweep(rng)?;
+            }
             SamplerKind::Rjmcmc => self.core.rjmcmc_iteration(rng)?,
         }
         if self.core.cfg.update_hyperparameters {
@@ -403,6 +412,22 @@ impl Sampler for HiddenCauseSampler {
         }
         let h = self.core.hyper;
         row.extend([self.log_joint, h.alpha, h.lambda, h.epsilon, h.p]);
+    }
+
+    /// With `params.split_merge > 0`: `splits_accepted`, `merges_accepted` in the iteration.
+    fn stat_names(&self) -> Vec<String> {
+        if self.core.cfg.split_merge > 0 {
+            vec!["splits_accepted".into(), "merges_accepted".into()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn record_stats(&self, row: &mut Vec<f64>) {
+        if self.core.cfg.split_merge > 0 {
+            let (s, m) = self.core.split_merge_accepted;
+            row.extend([f64::from(s), f64::from(m)]);
+        }
     }
 
     fn accumulate(&mut self) {

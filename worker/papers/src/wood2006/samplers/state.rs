@@ -47,6 +47,9 @@ pub enum Defect {
     ///
     /// [`RjAcceptance::Corrected`]: crate::wood2006::RjAcceptance::Corrected
     DropRjPickRatio,
+    /// The split–merge move (`samplers/split_merge.rs`) without the proposal's probabilities of
+    /// the row and trial allocations in its Hastings ratio (`q_rows q_trials` taken as 1).
+    SplitMergeDropAllocation,
 }
 
 /// One hidden cause: its column of Z, its row of Y, and `m_k`.
@@ -234,6 +237,8 @@ pub(crate) struct Core {
     pub eta: Vec<u32>,
     pub hyper: Hyper,
     pub tables: Tables,
+    /// Splits and merges accepted in the last iteration's split–merge sweep.
+    pub split_merge_accepted: (u32, u32),
     // scratch
     pub(super) acc: Vec<f64>,
     pub(super) rows: Vec<usize>,
@@ -268,6 +273,7 @@ impl Core {
             causes: Vec::new(),
             eta: vec![0; n * t],
             hyper,
+            split_merge_accepted: (0, 0),
             acc: vec![0.0; t],
             rows: Vec::new(),
             weights: Vec::new(),
