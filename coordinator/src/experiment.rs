@@ -19,6 +19,8 @@
 //! monitor: [k_plus, log_joint]  # scalars reported with R-hat and ESS
 //! report: [wood2006.fig3]     # tables and figures to build
 //! reported: {...}             # the paper's values, shown beside ours
+//! sbc: {simulations: 1000, draws: 100, thin: auto}  # optional: simulation-based calibration
+//!                             # (experiment/sbc.rs: one replicate per simulation, chains: 1)
 //! checks:                     # optional: cells `causeway check RUN --baseline FILE` compares
 //!   - {table: synthetic_summary, row: smc, column: accuracy, expected: 0.985, tolerance: 0.1}
 //! profiles:                   # overrides of the keys above; both profiles are required
@@ -42,8 +44,10 @@ pub use crate::positions::Positions;
 
 mod checks;
 mod jobs;
+mod sbc;
 use checks::{check_name, check_report_and_monitor, non_finite};
 use jobs::expand_jobs;
+use sbc::SbcBlock;
 
 /// An experiment-file error, located in the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +121,8 @@ struct ExperimentFile {
     checks: Vec<CheckEntry>,
     #[serde(default)]
     checkpoint_every: Option<CheckpointEvery>,
+    #[serde(default)]
+    sbc: Option<SbcBlock>,
     profiles: Profiles,
 }
 
@@ -171,6 +177,7 @@ struct Profile {
     params: Option<Mapping>,
     dataset: Option<Mapping>,
     grid: Option<Grid>,
+    sbc: Option<SbcBlock>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -343,6 +350,9 @@ pub fn plan_from_str(
             ),
         ));
     }
+    let sbc = sbc::resolve(&ctx, &ef, prof, &pp, &run, chains)?;
+    sbc::check_report(&ctx, &ef.report, sbc.is_some())?;
+    let replicates = sbc.map_or(replicates, |s| s.simulations);
     let mut params = Value::Mapping(ef.params.clone());
     let mut dataset = Value::Mapping(ef.dataset.clone());
     let mut origins: HashMap<String, String> = HashMap::new();
@@ -540,18 +550,27 @@ pub fn plan_from_str(
                 assign(key, ypath, &vals[i], i)?;
             }
         }
-        let params_json = to_json(&ctx, &params, "params")?;
+        let mut params_json = to_json(&ctx, &params, "params")?;
         let dataset_json = to_json(&ctx, &dataset, "dataset")?;
         if let Err(e) = model.validate(&params_json, &dataset_json) {
             return Err(located(&ctx, &cell_origins, e, &axes_json));
         }
+        // An SBC cell's data are drawn from its params' prior: its datasets are its own.
+        let dkey = stable_hash(
+            match sbc {
+                None => serde_json::json!({"model": ef.model, "dataset": dataset_json}),
+                Some(_) => serde_json::json!({"model": ef.model, "params": params_json,
+                                              "dataset": dataset_json}),
+            }
+            .to_string()
+            .as_bytes(),
+        );
+        let own_params = params_json.clone(); // the model's own keys, without `sbc`
+        if let Some(s) = sbc {
+            sbc::mark_cell(&mut params_json, s);
+        }
         let key = stable_hash(
             serde_json::json!({"model": ef.model, "params": params_json, "dataset": dataset_json})
-                .to_string()
-                .as_bytes(),
-        );
-        let dkey = stable_hash(
-            serde_json::json!({"model": ef.model, "dataset": dataset_json})
                 .to_string()
                 .as_bytes(),
         );
@@ -559,7 +578,13 @@ pub fn plan_from_str(
         // or malformed file, or params that do not fit the data, stop the run before any chain.
         if let std::collections::hash_map::Entry::Vacant(slot) = first_replicates.entry(dkey) {
             let mut rng = dataset_rng(ef.seed, dkey, 0);
-            match model.dataset(&dataset_json, &data_ctx, &mut rng) {
+            match causeway_papers::sbc::build_dataset(
+                model,
+                &params_json,
+                &dataset_json,
+                &data_ctx,
+                &mut rng,
+            ) {
                 Ok(d) => {
                     slot.insert(d);
                 }
@@ -567,7 +592,7 @@ pub fn plan_from_str(
             }
         }
         if let Some(data) = first_replicates.get(&dkey)
-            && let Err(e) = model.check_cell(&params_json, data)
+            && let Err(e) = model.check_cell(&own_params, data)
         {
             return Err(located(&ctx, &cell_origins, e, &axes_json));
         }
@@ -587,6 +612,10 @@ pub fn plan_from_str(
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
     let jobs = expand_jobs(&cells, ef.chain_seed.unwrap_or(ef.seed), replicates, chains);
+    let mut report = ef.report;
+    if sbc.is_some() && !report.iter().any(|r| r == sbc::REPORT) {
+        report.push(sbc::REPORT.to_string());
+    }
     Ok(Plan {
         file: file.to_path_buf(),
         text: text.to_string(),
@@ -607,7 +636,7 @@ pub fn plan_from_str(
             chain_seed: ef.chain_seed,
             experiment_file: file.display().to_string(),
             monitor: ef.monitor,
-            report: ef.report,
+            report,
             reported,
             cells,
             jobs,

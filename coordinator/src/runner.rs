@@ -343,7 +343,14 @@ fn build_datasets(plan: &Plan, model: &dyn Model, rd: &RunDir) -> anyhow::Result
                 continue;
             }
             let mut rng = dataset_rng(plan.manifest.base_seed, cell.dataset_key, r);
-            let data = model.dataset(&cell.dataset, &ctx, &mut rng).map_err(|e| {
+            let data = causeway_papers::sbc::build_dataset(
+                model,
+                &cell.params,
+                &cell.dataset,
+                &ctx,
+                &mut rng,
+            )
+            .map_err(|e| {
                 anyhow::anyhow!(
                     "{}: dataset of cell {}: {e}",
                     plan.file.display(),

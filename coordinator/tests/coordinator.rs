@@ -9,5 +9,6 @@ mod cli_security;
 mod durability;
 mod fuzz_yaml;
 mod integrity;
+mod sbc;
 mod score_cli;
 mod yaml_errors;

@@ -20,6 +20,7 @@ pub mod dallaire2014;
 pub mod figures;
 pub mod hidden2025;
 pub mod kurutmaz2019;
+pub mod sbc;
 pub mod wood2006;
 
 /// R-hat above this flags a cell (Vehtari et al. 2021).
@@ -103,7 +104,7 @@ pub type BuildFn = fn(&RunDir, &Manifest, &Convergence) -> Result<Vec<Table>, Re
 pub struct ReportKind {
     /// `<model>.<table>`, e.g. `wood2006.fig3`.
     pub name: &'static str,
-    /// The registry name of the model whose runs it reads.
+    /// The registry name of the model whose runs it reads (`*`: any model's).
     pub model: &'static str,
     /// What it builds, for error messages and the README.
     pub what: &'static str,
@@ -114,6 +115,12 @@ pub struct ReportKind {
 /// `causeway validate` (and `run`, before any chain) refuses a kind not listed here, or one of
 /// another model.
 pub static REPORTS: &[ReportKind] = &[
+    ReportKind {
+        name: "sbc",
+        model: "*",
+        what: "simulation-based calibration (an experiment's sbc: block): rank uniformity tests and figures",
+        build: sbc::sbc,
+    },
     ReportKind {
         name: "wood2006.fig3",
         model: "wood2006",

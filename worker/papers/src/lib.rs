@@ -15,7 +15,7 @@
 //!   belief-network structure with the cascading IBP and its extension (eCIBP).
 //!
 //! Shared pieces: [`seed`] (the one seeding function), [`chain`] (the sampler trait and the chain
-//! driver), [`data`] (datasets as shipped to workers), [`params`] (parameter parsing with
+//! driver), [`sbc`] (simulation-based calibration: ranks and their uniformity tests), [`data`] (datasets as shipped to workers), [`params`] (parameter parsing with
 //! field paths, so the coordinator can point at the YAML line), [`math`] (log-space helpers).
 
 pub mod chain;
@@ -27,6 +27,7 @@ pub mod math;
 pub mod metrics;
 pub mod params;
 pub mod registry;
+pub mod sbc;
 pub mod seed;
 #[cfg(feature = "testing")]
 pub mod testing;

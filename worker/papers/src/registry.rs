@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
 use crate::params::ParamError;
+use crate::sbc::{PriorDraw, unsupported};
 use crate::seed::ChainRng;
 
 /// A paper's model: validation, datasets, and samplers for one grid cell.
@@ -52,6 +53,35 @@ pub trait Model: Send + Sync {
         data: &Dataset,
         rng: &mut ChainRng,
     ) -> Result<Box<dyn Sampler>, SamplerError>;
+
+    /// Simulation-based calibration, step 1 ([`crate::sbc`]): draw the parameters θ̃ from the
+    /// prior that the cell's `params` (without their `sbc` key) give, for data of the shape
+    /// `dataset` gives. The ranked scalars are named as the sampler traces them. Runs on the
+    /// coordinator, on the replicate's dataset stream. Default: the error
+    /// "SBC not supported by <model>".
+    fn sample_prior(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        rng: &mut ChainRng,
+    ) -> Result<PriorDraw, ParamError> {
+        let _ = (params, dataset, rng);
+        Err(unsupported(self.name()))
+    }
+
+    /// SBC step 2: simulate a dataset (observed matrices as [`Model::dataset`] builds them, the
+    /// latent truth as truth matrices) from the model given `draw`. Default: the error
+    /// "SBC not supported by <model>".
+    fn simulate(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        draw: &PriorDraw,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError> {
+        let _ = (params, dataset, draw, rng);
+        Err(unsupported(self.name()))
+    }
 }
 
 /// Every model causeway knows.

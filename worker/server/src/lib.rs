@@ -207,7 +207,8 @@ pub fn execute_cancellable(
     };
     let mut rng = chain_rng(seed.base_seed, seed.cell, seed.replicate, seed.chain);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut sampler = model.sampler(&params, &data, &mut rng)?;
+        // An SBC cell's sampler ranks its truth (`causeway_papers::sbc`); others are the model's.
+        let mut sampler = causeway_papers::sbc::chain_sampler(model, &params, &data, &mut rng)?;
         drive_chain(
             sampler.as_mut(),
             &run,

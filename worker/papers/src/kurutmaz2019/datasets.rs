@@ -130,9 +130,23 @@ pub const ABALONE_COLUMNS: [&str; 9] = [
     "sex", "length", "diameter", "height", "whole", "shucked", "viscera", "shell", "rings",
 ];
 
+/// `kind: prior_predictive` — T only: the data are drawn from the prior of the cell's `params`
+/// (simulation-based calibration, an experiment's `sbc:` block; see
+/// [`crate::kurutmaz2019::prior`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorPredictiveSpec {
+    /// Always `prior_predictive`.
+    pub kind: String,
+    /// T.
+    pub n_observations: usize,
+}
+
 /// A parsed `dataset` section.
 #[derive(Debug, Clone)]
 pub enum DatasetSpec {
+    /// Drawn from the prior of `params` (SBC only).
+    PriorPredictive(PriorPredictiveSpec),
     /// Drawn from the model.
     Synthetic(SyntheticSpec, Hyper),
     /// A CEP pair.
@@ -147,6 +161,7 @@ impl DatasetSpec {
     pub fn min_len(&self) -> usize {
         match self {
             DatasetSpec::Synthetic(s, _) => s.n_observations,
+            DatasetSpec::PriorPredictive(s) => s.n_observations,
             DatasetSpec::Cep(_) => 94,
             DatasetSpec::Abalone(_) => 4177,
         }
@@ -158,7 +173,7 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
     let kind = v.get("kind").and_then(Value::as_str).ok_or_else(|| {
         ParamError::new(
             "dataset.kind",
-            "missing: allowed values are synthetic, cep, abalone",
+            "missing: allowed values are synthetic, cep, abalone, prior_predictive",
         )
     })?;
     match kind {
@@ -168,6 +183,11 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
             check_range_usize("dataset.n_observations", s.n_observations, 1, 10_000_000)?;
             let h = resolve_hyper("dataset", &s.keys())?;
             Ok(DatasetSpec::Synthetic(s, h))
+        }
+        "prior_predictive" => {
+            let s: PriorPredictiveSpec = parse("dataset", v)?;
+            check_range_usize("dataset.n_observations", s.n_observations, 1, 10_000_000)?;
+            Ok(DatasetSpec::PriorPredictive(s))
         }
         "cep" => {
             let s: CepSpec = parse("dataset", v)?;
@@ -203,14 +223,17 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
         }
         other => Err(ParamError::new(
             "dataset.kind",
-            format!("unknown kind {other:?}: allowed values are synthetic, cep, abalone"),
+            format!(
+                "unknown kind {other:?}: allowed values are synthetic, cep, abalone, \
+                 prior_predictive"
+            ),
         )),
     }
 }
 
 /// Build the dataset for `spec` (runs on the coordinator).
 ///
-/// Errors: [`ParamError`] naming the file (and the pair) on unreadable or malformed input.
+/// Errors: `prior_predictive` (its data come from [`crate::sbc::build_dataset`]); [`ParamError`] naming the file (and the pair) on unreadable or malformed input.
 pub fn build(
     spec: &DatasetSpec,
     ctx: &DataContext,
@@ -222,6 +245,11 @@ pub fn build(
         }
         DatasetSpec::Cep(s) => cep(s, ctx),
         DatasetSpec::Abalone(s) => abalone(s, ctx),
+        DatasetSpec::PriorPredictive(_) => Err(ParamError::new(
+            "dataset.kind",
+            "prior_predictive data are drawn from the prior of params: use it in an experiment \
+             with an sbc: block",
+        )),
     }
 }
 

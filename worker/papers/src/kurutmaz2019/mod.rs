@@ -52,7 +52,8 @@
 //!
 //! ## Datasets (`dataset.kind`; see [`datasets`])
 //! `synthetic` (drawn from the model), `cep` (a Tuebingen pair, standardised), `abalone` (two UCI
-//! Abalone columns, standardised). The observed matrix is `x`, 2 × T.
+//! Abalone columns, standardised), `prior_predictive` (SBC of `pg`: drawn from the prior of
+//! `params`, [`prior`]). The observed matrix is `x`, 2 × T.
 //!
 //! ## Where the thesis is ambiguous, and what we chose
 //! - **Hyperparameters per hypothesis** (§5.1): cause (a1, b1), effect (a2, b2); spurious: both
@@ -75,6 +76,7 @@ pub mod datasets;
 pub mod equations;
 pub mod evaluation;
 pub mod params;
+pub mod prior;
 pub mod samplers;
 
 use serde_json::Value;
@@ -89,6 +91,7 @@ use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
 use crate::params::ParamError;
 use crate::registry::Model;
+use crate::sbc::PriorDraw;
 use crate::seed::ChainRng;
 
 /// Registry entry for this paper.
@@ -141,5 +144,27 @@ impl Model for Kurutmaz2019 {
     ) -> Result<Box<dyn Sampler>, SamplerError> {
         let r = parse_params(params).map_err(|e| SamplerError::Input(e.to_string()))?;
         build_sampler(&r, data, rng)
+    }
+
+    /// PG-CN's θ̃ = r̃ with x from the model ([`prior::sample_prior`]); ranked: `log_joint`.
+    fn sample_prior(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        rng: &mut ChainRng,
+    ) -> Result<PriorDraw, ParamError> {
+        prior::sample_prior(params, dataset, rng)
+    }
+
+    /// The draw's x ([`prior::simulate`]).
+    fn simulate(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        draw: &PriorDraw,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError> {
+        let _ = (params, dataset, rng);
+        prior::simulate(draw)
     }
 }

@@ -76,6 +76,19 @@ pub struct FixedStructure {
     pub p: f64,
 }
 
+/// `kind: prior_predictive`: only the shape; Z, Y, X and the hyperparameters are drawn from the
+/// prior of the cell's `params` (simulation-based calibration, an experiment's `sbc:` block; see
+/// [`crate::wood2006::prior`]).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorPredictive {
+    /// N, observed variables. Required, ≥ 1.
+    pub n_observed: usize,
+    /// T, trials. Default 500.
+    #[serde(default = "d_trials")]
+    pub n_trials: usize,
+}
+
 /// `kind: binary_csv`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -104,9 +117,11 @@ pub enum DatasetSpec {
     FixedStructure(FixedStructure),
     /// `kind: binary_csv` (real binary data, e.g. LUCAS).
     BinaryCsv(BinaryCsv),
+    /// `kind: prior_predictive` (SBC only).
+    PriorPredictive(PriorPredictive),
 }
 
-const KINDS: &str = "ibp_synthetic, fixed_structure, binary_csv";
+const KINDS: &str = "ibp_synthetic, fixed_structure, binary_csv, prior_predictive";
 
 impl DatasetSpec {
     /// Parse and range-check a `dataset` object. Errors carry paths such as `dataset.kind`,
@@ -117,6 +132,7 @@ impl DatasetSpec {
             "ibp_synthetic" => DatasetSpec::IbpSynthetic(parse("dataset", &rest)?),
             "fixed_structure" => DatasetSpec::FixedStructure(parse("dataset", &rest)?),
             "binary_csv" => DatasetSpec::BinaryCsv(parse("dataset", &rest)?),
+            "prior_predictive" => DatasetSpec::PriorPredictive(parse("dataset", &rest)?),
             other => {
                 return Err(ParamError::new(
                     "dataset.kind",
@@ -184,6 +200,11 @@ impl DatasetSpec {
                 check_open_unit("dataset.epsilon", s.epsilon)?;
                 check_open_unit("dataset.p", s.p)?;
             }
+            DatasetSpec::PriorPredictive(s) => {
+                check_range_usize("dataset.n_observed", s.n_observed, 1, 100_000)?;
+                check_range_usize("dataset.n_trials", s.n_trials, 1, MAX_ENTRIES)?;
+                check_entries(s.n_observed, s.n_trials)?;
+            }
             DatasetSpec::BinaryCsv(s) => {
                 let probe = DataContext {
                     data_dir: PathBuf::new(),
@@ -205,7 +226,7 @@ impl DatasetSpec {
     }
 
     /// Build one replicate: generate from `rng` (synthetic kinds) or read the CSV from `ctx`.
-    /// Errors: rejection sampling exhausted (`dataset.k_plus`), unreadable or malformed CSV
+    /// Errors: `prior_predictive` (its data come from [`crate::sbc::build_dataset`]); rejection sampling exhausted (`dataset.k_plus`), unreadable or malformed CSV
     /// (`dataset.path`, message names the file and line), unknown hidden column (`dataset.hide`).
     pub fn build(&self, ctx: &DataContext, rng: &mut ChainRng) -> Result<Dataset, ParamError> {
         match self {
@@ -231,6 +252,11 @@ impl DatasetSpec {
                     .map_err(|e| ParamError::new("dataset.path", e))?;
                 read_binary_csv(&path, &s.hide)
             }
+            DatasetSpec::PriorPredictive(_) => Err(ParamError::new(
+                "dataset.kind",
+                "prior_predictive data are drawn from the prior of params: use it in an \
+                 experiment with an sbc: block",
+            )),
         }
     }
 }

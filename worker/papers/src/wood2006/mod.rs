@@ -44,12 +44,14 @@
 //!   infinite model, and by a random walk on ln α for the finite model, where it is not conjugate.
 //!
 //! ## Datasets
-//! See [`datasets`]: `ibp_synthetic`, `fixed_structure`, `binary_csv`; observed matrix `x`.
+//! See [`datasets`]: `ibp_synthetic`, `fixed_structure`, `binary_csv`, and `prior_predictive`
+//! (SBC: drawn from the prior, [`prior`]); observed matrix `x`.
 
 pub mod datasets;
 pub mod equations;
 pub mod evaluation;
 pub mod params;
+pub mod prior;
 pub mod samplers;
 
 use serde_json::Value;
@@ -63,6 +65,7 @@ use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
 use crate::params::ParamError;
 use crate::registry::Model;
+use crate::sbc::PriorDraw;
 use crate::seed::ChainRng;
 
 /// Registry entry for this paper (`model: wood2006`).
@@ -121,5 +124,28 @@ impl Model for Wood2006 {
             xm.row_names.clone(),
             rng,
         )?))
+    }
+
+    /// θ̃ = (α, λ, ε, p, Z, Y) from the cell's priors ([`prior::sample_prior`]); ranked:
+    /// `k_plus` (`k`), and `alpha`, `lambda`, `epsilon`, `p` when updated.
+    fn sample_prior(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        rng: &mut ChainRng,
+    ) -> Result<PriorDraw, ParamError> {
+        prior::sample_prior(params, dataset, rng)
+    }
+
+    /// X from the noisy-OR of Eq. 3 ([`prior::simulate`]).
+    fn simulate(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        draw: &PriorDraw,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError> {
+        let _ = params;
+        prior::simulate(dataset, draw, rng)
     }
 }

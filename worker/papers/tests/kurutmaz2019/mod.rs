@@ -8,5 +8,6 @@ mod exact;
 mod order;
 mod params;
 mod pg;
+mod sbc;
 mod smc;
 mod vb_dem;

@@ -7,4 +7,5 @@ mod checkpoint;
 mod enumeration;
 mod geweke;
 mod mixing;
+mod sbc;
 mod support;
