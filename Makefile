@@ -3,6 +3,7 @@
 #   make reproduce PROFILE=paper   every experiment at the papers' sizes (hours)
 #   make test                      the test suite (what CI runs)
 #   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, diagnostics)
+#   make nightly BASELINE=DIR      every quick profile into runs/nightly/<date>/, checked against DIR (issue 18)
 #   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
 
 PROFILE ?= quick
@@ -10,7 +11,7 @@ CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test test-slurm reproduce bench arviz-venv fmt lint clean
+.PHONY: all build test test-slurm reproduce nightly bench arviz-venv fmt lint clean
 
 all: build
 
@@ -28,6 +29,12 @@ reproduce: build
 		echo "== $$f ($(PROFILE))"; \
 		$(CAUSEWAY) run $$f --profile $(PROFILE); \
 	done
+
+# Exact check first, statistical where exact fails; exit 1 on a regression (bench/nightly/nightly.sh).
+nightly:
+	@test -n "$(BASELINE)" || { echo "usage: make nightly BASELINE=runs/nightly/<earlier date>"; exit 2; }
+	$(MAKE) build
+	CAUSEWAY=$(CAUSEWAY) EXPERIMENTS="$(EXPERIMENTS)" bash bench/nightly/nightly.sh $(BASELINE)
 
 # --workspace (and --all-targets in build) everywhere: one package alone, or no dev-dependencies,
 # unifies features differently and rebuilds polars.

@@ -8,6 +8,8 @@
 //!   SECURITY: [--token-file FILE] [--insecure] [--tls-cert PEM --tls-key PEM] [--tls-ca PEM]
 //! causeway status RUN_DIR
 //! causeway check RUN_DIR --baseline RUN_DIR|YAML|CSV [--rtol X] [--atol X]
+//!                [--statistical [--alpha A] [--correction holm|bh] [--strict]] [--junit FILE]
+//! causeway check RUN_DIR --against-paper
 //! causeway validate FILE [--profile quick|paper]
 //! causeway report RUN_DIR
 //! causeway diagnose FILE [--format json|table]
@@ -21,6 +23,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use causeway_results::check::{self, CheckReport};
+use causeway_results::check_stats::{self, Correction, StatOptions};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::dispatch::{DEFAULT_CHECKPOINT_SECONDS, DispatchOptions};
@@ -124,14 +127,34 @@ enum Command {
     /// `checks:`, or a CSV table,row,column,expected,tolerance); exit 1 on a regression.
     Check {
         run_dir: PathBuf,
-        #[arg(long)]
-        baseline: PathBuf,
+        #[arg(long, required_unless_present = "against_paper")]
+        baseline: Option<PathBuf>,
         /// Relative tolerance for numeric cells against a baseline run directory.
         #[arg(long, default_value_t = causeway_results::check::DEFAULT_RTOL)]
         rtol: f64,
         /// Absolute tolerance for numeric cells against a baseline run directory.
         #[arg(long, default_value_t = causeway_results::check::DEFAULT_ATOL)]
         atol: f64,
+        /// Test every cell with an `_se` (in both runs) by Welch's t instead of exactly, for
+        /// runs whose random streams differ (baseline run directory only).
+        #[arg(long)]
+        statistical: bool,
+        /// Level of the multiplicity-adjusted p-values (with --statistical).
+        #[arg(long, default_value_t = causeway_results::check_stats::DEFAULT_ALPHA, requires = "statistical")]
+        alpha: f64,
+        /// Multiplicity correction over every statistically tested cell (with --statistical).
+        #[arg(long, value_enum, default_value_t = CorrectionArg::Holm, requires = "statistical")]
+        correction: CorrectionArg,
+        /// Fail on cells flagged unconverged (with --statistical; otherwise counted only).
+        #[arg(long, requires = "statistical")]
+        strict: bool,
+        /// Also write a JUnit XML report (one test case per table) to FILE.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// List the cells whose `z_paper` (distance to the paper's value in standard errors)
+        /// exceeds 3 in absolute value; exit 1 if any does.
+        #[arg(long, conflicts_with_all = ["baseline", "statistical"])]
+        against_paper: bool,
     },
     /// Progress of a run, also while it runs: chains by state, failures and their reasons,
     /// estimated time left (from jobs.sqlite, opened read-only).
@@ -394,7 +417,29 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             baseline,
             rtol,
             atol,
-        } => check_command(&run_dir, &baseline, rtol, atol),
+            statistical,
+            alpha,
+            correction,
+            strict,
+            junit,
+            against_paper,
+        } => match baseline {
+            _ if against_paper => against_paper_command(&run_dir),
+            Some(baseline) if statistical => check_statistical_command(
+                &run_dir,
+                &baseline,
+                StatOptions {
+                    alpha,
+                    correction: correction.into(),
+                    strict,
+                    rtol,
+                    atol,
+                },
+                junit.as_deref(),
+            ),
+            Some(baseline) => check_command(&run_dir, &baseline, rtol, atol, junit.as_deref()),
+            None => anyhow::bail!("causeway check: give --baseline or --against-paper"),
+        },
         Command::Status { run_dir } => {
             let s = store::status(&run_dir)?;
             emit(&store::render_status(&s))?;
@@ -488,20 +533,154 @@ fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
 /// Compare `run_dir` with `baseline` (a run directory, an experiment YAML with `checks:`, or a
 /// CSV `table,row,column,expected,tolerance`), print the Markdown diff table, and return exit
 /// code 1 on a regression, 0 otherwise.
+///
+/// On a failure against a run directory, say how many differing cells carry an `_se` and
+/// suggest `--statistical`; `--junit FILE` writes one test case per table.
 fn check_command(
     run_dir: &Path,
     baseline: &Path,
     rtol: f64,
     atol: f64,
+    junit: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     let report = check_compare(run_dir, baseline, rtol, atol)?;
+    let hint = if !report.passed() && baseline.is_dir() {
+        check_stats::se_hint(
+            &report,
+            &check::read_run_tables(run_dir)?,
+            &check::read_run_tables(baseline)?,
+        )
+    } else {
+        String::new()
+    };
     emit(&format!(
-        "# causeway check {} against {}\n\n{}",
+        "# causeway check {} against {}\n\n{}{}",
         run_dir.display(),
         baseline.display(),
-        report.to_markdown(false)
+        report.to_markdown(false),
+        if hint.is_empty() {
+            String::new()
+        } else {
+            format!("\n{hint}")
+        }
     ))?;
+    let passed = report.passed();
+    if let Some(path) = junit {
+        // The exact report as a statistical one without statistical cells: the same XML.
+        let as_stat = check_stats::StatReport {
+            exact: report,
+            cells: Vec::new(),
+            options: StatOptions {
+                alpha: check_stats::DEFAULT_ALPHA,
+                correction: Correction::Holm,
+                strict: false,
+                rtol,
+                atol,
+            },
+        };
+        write_junit(path, &as_stat.to_junit())?;
+    }
+    Ok(if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn write_junit(path: &Path, xml: &str) -> anyhow::Result<()> {
+    std::fs::write(path, xml)
+        .map_err(|e| anyhow::anyhow!("--junit {}: cannot write: {e}", path.display()))
+}
+
+/// `--correction` of `causeway check --statistical`.
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum CorrectionArg {
+    /// Holm step-down (family-wise error rate).
+    Holm,
+    /// Benjamini–Hochberg step-up (false discovery rate).
+    Bh,
+}
+
+impl From<CorrectionArg> for Correction {
+    fn from(c: CorrectionArg) -> Self {
+        match c {
+            CorrectionArg::Holm => Correction::Holm,
+            CorrectionArg::Bh => Correction::Bh,
+        }
+    }
+}
+
+/// `causeway check RUN_DIR --baseline RUN_DIR --statistical`: see
+/// `causeway_results::check_stats`. Prints the Markdown report (ending with the one-line
+/// summary); exit 1 on a regression (or, with `--strict`, an unconverged cell).
+fn check_statistical_command(
+    run_dir: &Path,
+    baseline: &Path,
+    options: StatOptions,
+    junit: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let report = check_statistical(run_dir, baseline, options)?;
+    emit(&format!(
+        "# causeway check {} against {} (statistical)\n\n{}",
+        run_dir.display(),
+        baseline.display(),
+        report.to_markdown()
+    ))?;
+    if let Some(path) = junit {
+        write_junit(path, &report.to_junit())?;
+    }
     Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The comparison behind `causeway check --statistical` (a baseline run directory only).
+/// Errors: a bad alpha, a baseline that is not a directory, unreadable tables, or nothing
+/// compared.
+pub fn check_statistical(
+    run_dir: &Path,
+    baseline: &Path,
+    options: StatOptions,
+) -> anyhow::Result<check_stats::StatReport> {
+    if !(options.alpha > 0.0 && options.alpha < 1.0) {
+        anyhow::bail!("--alpha {}: must lie in (0, 1)", options.alpha);
+    }
+    if !baseline.is_dir() {
+        anyhow::bail!(
+            "--statistical compares two run directories; --baseline {} is not one",
+            baseline.display()
+        );
+    }
+    let report = check_stats::compare_runs_statistical(run_dir, baseline, options)?;
+    if report.compared() == 0 && report.unconverged() == 0 {
+        anyhow::bail!(
+            "{} compared nothing with {}: the baseline has no table rows",
+            run_dir.display(),
+            baseline.display()
+        );
+    }
+    Ok(report)
+}
+
+/// `causeway check RUN_DIR --against-paper`: the cells beyond |z_paper| > 3 (exit 1 if any);
+/// an error when no table has a `z_paper` value.
+fn against_paper_command(run_dir: &Path) -> anyhow::Result<ExitCode> {
+    let tables = check::read_run_tables(run_dir)?;
+    let (md, tested, beyond) = check_stats::against_paper(&tables, 3.0);
+    emit(&format!(
+        "# causeway check {} against the papers\n\n{md}",
+        run_dir.display()
+    ))?;
+    // A check that compared nothing proves nothing (as against a baseline).
+    if tested == 0 {
+        anyhow::bail!(
+            "{}: no table has a `z_paper` value: nothing compared with the papers",
+            run_dir.display()
+        );
+    }
+    Ok(if beyond == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

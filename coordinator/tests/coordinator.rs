@@ -11,4 +11,5 @@ mod fuzz_yaml;
 mod integrity;
 mod sbc;
 mod score_cli;
+mod statistical_check;
 mod yaml_errors;

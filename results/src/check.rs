@@ -54,6 +54,17 @@ pub struct TextTable {
 }
 
 impl TextTable {
+    /// A table from literal column names and rows (tests, fixtures).
+    pub fn new(columns: &[&str], rows: &[&[&str]]) -> Self {
+        TextTable {
+            columns: columns.iter().map(|s| s.to_string()).collect(),
+            rows: rows
+                .iter()
+                .map(|r| r.iter().map(|s| s.to_string()).collect())
+                .collect(),
+        }
+    }
+
     /// Rows whose leading cells match `key` (the first column, or `a/b/...` for the first few).
     pub fn find_rows(&self, key: &str) -> Vec<usize> {
         let exact: Vec<usize> = (0..self.rows.len())
@@ -204,7 +215,8 @@ impl CheckReport {
     }
 }
 
-fn md(s: &str) -> String {
+/// A cell as Markdown table text (`|` escaped, one line).
+pub(crate) fn md(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -491,13 +503,7 @@ mod tests {
     use super::*;
 
     fn table(cols: &[&str], rows: &[&[&str]]) -> TextTable {
-        TextTable {
-            columns: cols.iter().map(|s| s.to_string()).collect(),
-            rows: rows
-                .iter()
-                .map(|r| r.iter().map(|s| s.to_string()).collect())
-                .collect(),
-        }
+        TextTable::new(cols, rows)
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! convergence diagnostics that agree with ArviZ 0.23.4 ([`diagnostics`]), and the polars tables and figures of each paper ([`report`]).
 
 pub mod check;
+pub mod check_stats;
 pub mod diagnostics;
 pub mod report;
 pub mod rundir;

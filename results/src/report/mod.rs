@@ -21,6 +21,7 @@ pub mod figures;
 pub mod hidden2025;
 pub mod kurutmaz2019;
 pub mod sbc;
+pub mod se;
 pub mod wood2006;
 
 /// R-hat above this flags a cell (Vehtari et al. 2021).

@@ -15,7 +15,9 @@ mod table1_kl;
 mod table2_structure;
 
 use crate::diagnostics;
-use crate::report::{Convergence, ReportError, Table, chain_draws_of, json_text};
+use crate::report::{
+    Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, chain_draws_of, json_text, se,
+};
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// `dallaire2014.table1`: Table 1 (KL per dataset and method), the reference rows and the KDE's
@@ -70,12 +72,37 @@ pub(crate) struct Pooled {
     pub draws: Vec<f64>,
     pub rhat: f64,
     pub ess_bulk: f64,
+    /// MCSE of the pooled mean: each replicate's ArviZ `mcse(method="mean")` over its chains,
+    /// combined as the se of a draw-weighted average, √Σ(n_r · mcse_r)² / Σ n_r (NaN if any
+    /// replicate's cannot be computed).
+    pub mcse: f64,
 }
 
 impl Pooled {
     /// Mean and sample sd (n − 1) of the pooled draws (NaN when there are none).
     pub fn mean_sd(&self) -> (f64, f64) {
         causeway_papers::metrics::mean_sd(&self.draws)
+    }
+
+    /// Standard error of the pooled draws' sd, s/√(2(ESS − 1)) on the worst bulk ESS (the
+    /// normal-theory se of an sd with the effective sample size for n).
+    pub fn sd_se(&self) -> f64 {
+        let ess = self.ess_bulk;
+        if ess.is_nan() {
+            return f64::NAN;
+        }
+        se::sd_over_units(self.mean_sd().1, ess.floor() as u64)
+    }
+
+    /// `⚠` when the chains are flagged (R-hat > 1.01 or bulk ESS < 400, as
+    /// [`crate::report::CellConvergence::flagged`]), else `ok`: the `<column>_converged` marker
+    /// that `causeway check --statistical` reads for an MCSE.
+    pub fn converged(&self) -> &'static str {
+        if self.rhat > RHAT_MAX || self.ess_bulk < ESS_BULK_MIN {
+            "⚠"
+        } else {
+            "ok"
+        }
     }
 }
 
@@ -109,11 +136,19 @@ pub(crate) fn pooled_of<const N: usize>(
         draws: Vec::new(),
         rhat: f64::NAN,
         ess_bulk: f64::NAN,
+        mcse: f64::NAN,
     });
+    // Per scalar: Σ (n_r · mcse_r)² and Σ n_r.
+    let mut mcse_parts = [(0.0f64, 0usize); N];
     for r in 0..reps {
         let per_scalar = chain_draws_of(rd, m, c.index, r, &scalars)?;
-        for (out, chains) in out.iter_mut().zip(per_scalar) {
+        for ((out, chains), part) in out.iter_mut().zip(per_scalar).zip(mcse_parts.iter_mut()) {
             let n = chains.iter().map(Vec::len).min().unwrap_or(0);
+            let drawn: usize = chains.iter().map(Vec::len).sum();
+            if drawn > 0 {
+                let w = drawn as f64 * se::mcse_of_chains(&chains);
+                *part = (part.0 + w * w, part.1 + drawn);
+            }
             if chains.len() >= 2 && n >= 4 {
                 let views: Vec<&[f64]> = chains.iter().map(|d| &d[..n]).collect();
                 if let Ok(d) = diagnostics::diagnose(&views) {
@@ -132,6 +167,11 @@ pub(crate) fn pooled_of<const N: usize>(
             for ch in chains {
                 out.draws.extend(ch);
             }
+        }
+    }
+    for (out, (sq, n)) in out.iter_mut().zip(mcse_parts) {
+        if n > 0 {
+            out.mcse = sq.sqrt() / n as f64;
         }
     }
     Ok(out)

@@ -51,6 +51,7 @@ pub fn table1_kl(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             p.ess_bulk,
             reported_f64(paper, "kl"),
             reported_f64(paper, "kl_2sd"),
+            (p.mcse, 2.0 * p.sd_se(), p.converged()),
         ));
     }
     rows.sort_by_key(|r| (r.0, r.1));
@@ -64,6 +65,12 @@ pub fn table1_kl(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
         "ess_bulk_kl" => rows.iter().map(|r| r.8).collect::<Vec<_>>(),
         "paper_kl" => rows.iter().map(|r| r.9).collect::<Vec<_>>(),
         "paper_kl_2sd" => rows.iter().map(|r| r.10).collect::<Vec<_>>(),
+        // Monte Carlo error (README, "Monte Carlo error of a table cell"): the MCSE of the
+        // posterior mean over the cell's chains, 2 s/√(2(ESS − 1)) for 2 sd; the chains' flag.
+        "kl_mean_se" => rows.iter().map(|r| r.11.0).collect::<Vec<_>>(),
+        "kl_mean_converged" => rows.iter().map(|r| r.11.2).collect::<Vec<_>>(),
+        "kl_2sd_se" => rows.iter().map(|r| r.11.1).collect::<Vec<_>>(),
+        "kl_2sd_converged" => rows.iter().map(|r| r.11.2).collect::<Vec<_>>(),
     )?;
     Ok(Table {
         name: "table1_kl".into(),

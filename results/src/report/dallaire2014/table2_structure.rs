@@ -32,6 +32,26 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         if !order.contains(&dataset) {
             order.push(dataset.clone());
         }
+        // Monte Carlo errors (README, "Monte Carlo error of a table cell"): MCSE of each
+        // posterior mean, s/√(2(ESS − 1)) of each sd, and each scalar's chains' flag.
+        let errs = [
+            units.mcse,
+            units.sd_se(),
+            edges.mcse,
+            edges.sd_se(),
+            jumps.mcse,
+            depth.mcse,
+            depth.sd_se(),
+        ];
+        let flags = [
+            units.converged(),
+            units.converged(),
+            edges.converged(),
+            edges.converged(),
+            jumps.converged(),
+            depth.converged(),
+            depth.converged(),
+        ];
         let (edges, jumps, depth) = (edges.mean_sd(), jumps.mean_sd(), depth.mean_sd());
         let paper = reported_row(m, "table2", &[("dataset", &dataset), ("prior", &method)]);
         let (um, us) = units.mean_sd();
@@ -49,6 +69,8 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
                 reported_f64(paper, "edges"),
                 reported_f64(paper, "edges_dev"),
             ],
+            errs,
+            flags,
         ));
     }
     rows.sort_by_key(|r| (r.0, r.1));
@@ -70,6 +92,24 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         "paper_edges" => paper(2),
         "paper_edges_dev" => paper(3),
     )?;
+    let mut df = df;
+    for (i, name) in [
+        "n_units_mean",
+        "n_units_sd",
+        "n_edges_mean",
+        "n_edges_sd",
+        "n_jump_edges_mean",
+        "depth_mean",
+        "depth_sd",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let se: Vec<f64> = rows.iter().map(|r| r.6[i]).collect();
+        let flag: Vec<&str> = rows.iter().map(|r| r.7[i]).collect();
+        df.with_column(Series::new(format!("{name}_se").into(), se).into_column())?;
+        df.with_column(Series::new(format!("{name}_converged").into(), flag).into_column())?;
+    }
     Ok(Table {
         name: "table2_structure".into(),
         title: "Table 2 (§5.1): posterior units, edges and depth".into(),

@@ -14,7 +14,7 @@ use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
 use super::{dataset_replicates, worst_convergence};
-use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// The table's methods, in row order: HiDDeN (Algorithm 1), the exact posterior, then the
@@ -256,16 +256,50 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         rhat_col.push(rhat);
         ess_col.push(ess);
     }
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"): for HiDDeN's sampled
+    // rows, sd/√n over the datasets for the mean and s/√(2(n − 1)) for the sd; 0 (compared
+    // exactly) for the methods that are deterministic given the data. `z_paper`: the distance
+    // to the paper's mean over √(sd²/n + paper_sd²/PAPER_DATASETS), both means over datasets.
+    let sampled = |i: usize| method_col[i] == METHODS[0];
+    let unit_se: Vec<f64> = sd_col
+        .iter()
+        .zip(&n_col)
+        .map(|(s, n)| s / (*n as f64).sqrt())
+        .collect();
+    let mean_se: Vec<f64> = (0..unit_se.len())
+        .map(|i| if sampled(i) { unit_se[i] } else { 0.0 })
+        .collect();
+    let sd_se: Vec<f64> = (0..sd_col.len())
+        .map(|i| {
+            if sampled(i) {
+                se::sd_over_units(sd_col[i], n_col[i])
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let z_paper: Vec<Option<f64>> = (0..mean_col.len())
+        .map(|i| {
+            let (pm, ps) = (paper_mean[i]?, paper_sd[i]?);
+            let se_paper = ps / PAPER_DATASETS.sqrt();
+            Some((mean_col[i] - pm) / (unit_se[i].powi(2) + se_paper.powi(2)).sqrt())
+        })
+        .collect();
     let df = df!(
         "k_pa" => k_col,
         "method" => method_col,
-        "datasets" => n_col,
+        "datasets" => n_col.clone(),
         "rmse_mean" => mean_col,
         "rmse_sd" => sd_col,
         "paper_mean" => paper_mean,
         "paper_sd" => paper_sd,
         "rhat" => rhat_col,
         "ess_bulk" => ess_col,
+        "rmse_mean_se" => mean_se,
+        "rmse_mean_n" => n_col.clone(),
+        "rmse_sd_se" => sd_se,
+        "rmse_sd_n" => n_col,
+        "z_paper" => z_paper,
     )?;
     let notes = notes(m, &specs, &by, &absent);
     Ok(vec![Table {
@@ -276,6 +310,10 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         notes,
     }])
 }
+
+/// Datasets behind each of paper 002's Table 1 entries (§5.1: mean (sd) over 50 datasets per
+/// K_Pa), for the se of the paper's mean in `z_paper`.
+const PAPER_DATASETS: f64 = 50.0;
 
 /// Mean and sd of the paired differences a − b over the replicates both have.
 fn paired(by: &ByMethod, k_pa: u64, a: usize, b: usize) -> Option<(f64, f64, usize)> {

@@ -16,7 +16,7 @@ use causeway_papers::hidden2025::params::Params;
 use polars::prelude::*;
 
 use super::worst_convergence;
-use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// The table's methods, in row order.
@@ -175,10 +175,24 @@ pub fn table3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
             ess_col.push(ess);
         }
     }
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"): binomial over the
+    // replications for HiDDeN's sampled choice; 0 (compared exactly) for the score methods,
+    // which are deterministic given the data.
+    let prop_se: Vec<f64> = (0..prop_col.len())
+        .map(|i| {
+            if method_col[i] == METHODS[0] {
+                se::binomial_se(prop_col[i], n_col[i])
+            } else {
+                0.0
+            }
+        })
+        .collect();
     let df = df!(
         "k1" => k_col,
         "method" => method_col,
-        "replications" => n_col,
+        "replications" => n_col.clone(),
+        "proportion_g2_se" => prop_se,
+        "proportion_g2_n" => n_col,
         "proportion_g2" => prop_col,
         "paper" => paper_col,
         "rhat" => rhat_col,

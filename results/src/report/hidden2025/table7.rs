@@ -16,7 +16,7 @@ use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
 use super::{dataset_replicates, worst_convergence};
-use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries};
+use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// BDeu's imaginary sample size (bnlearn's default, the paper's "BDE").
@@ -317,15 +317,28 @@ pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         }
     }
     let notes7 = notes(m, &specs, &hidden, &exact, &per_chain);
+    let (se7, z7) = t7.errors();
+    let se8: Vec<f64> = (0..t8.n.len())
+        .map(|i| {
+            if t8.method[i] == "hidden" {
+                se::binomial_se(t8.prop[i], t8.reps[i])
+            } else {
+                0.0
+            }
+        })
+        .collect();
     let df7 = df!(
-        "g_true" => t7.g, "n" => t7.n, "step_sizes" => t7.steps, "replications" => t7.reps,
+        "g_true" => t7.g, "n" => t7.n, "step_sizes" => t7.steps, "replications" => t7.reps.clone(),
         "measure" => t7.measure, "mean" => t7.mean, "sd" => t7.sd,
         "paper_mean" => t7.paper_mean, "paper_sd" => t7.paper_sd,
         "rhat" => t7.rhat, "ess_bulk" => t7.ess,
+        "mean_se" => se7.0, "mean_n" => t7.reps.clone(), "sd_se" => se7.1, "sd_n" => t7.reps,
+        "z_paper" => z7,
     )?;
     let df8 = df!(
-        "n" => t8.n, "method" => t8.method, "step_sizes" => t8.steps, "replications" => t8.reps,
+        "n" => t8.n, "method" => t8.method, "step_sizes" => t8.steps, "replications" => t8.reps.clone(),
         "proportion_g2" => t8.prop, "paper" => t8.paper, "rhat" => t8.rhat, "ess_bulk" => t8.ess,
+        "proportion_g2_se" => se8, "proportion_g2_n" => t8.reps,
     )?;
     let notes8 = vec![
         "G_true = G2. G2 is chosen when P(G2 | n) > 1/2 (hidden: HiDDeN's draws pooled over the chains; hidden_exact: the exact \
@@ -394,6 +407,51 @@ impl Rows7 {
         self.paper_sd.push(paper.get(1).copied().flatten());
         self.rhat.push(conv.0);
         self.ess.push(conv.1);
+    }
+}
+
+/// Datasets behind each of the paper's Table 7 entries (supplement E: mean (sd) over 100
+/// datasets per (G_true, n)), for the se of the paper's mean in `z_paper`.
+const PAPER_DATASETS: f64 = 100.0;
+
+/// `mean_se` and `sd_se` of Table 7's rows.
+type Errors7 = (Vec<f64>, Vec<f64>);
+
+impl Rows7 {
+    /// Monte Carlo errors (README, "Monte Carlo error of a table cell"): for HiDDeN's sampled
+    /// `posterior_true`, sd/√n over the datasets (mean) and s/√(2(n − 1)) (sd); 0 for the
+    /// deterministic rows (the exact posterior, the scores: compared exactly). And `z_paper`,
+    /// (mean − paper) over √(sd²/n + paper_sd²/100), both means being over datasets.
+    fn errors(&self) -> (Errors7, Vec<Option<f64>>) {
+        let k = self.mean.len();
+        let sampled = |i: usize| self.measure[i] == "posterior_true";
+        let n = |i: usize| self.reps[i] as f64;
+        let mean_se = (0..k)
+            .map(|i| {
+                if sampled(i) {
+                    self.sd[i] / n(i).sqrt()
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let sd_se = (0..k)
+            .map(|i| {
+                if sampled(i) {
+                    se::sd_over_units(self.sd[i], self.reps[i])
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let z = (0..k)
+            .map(|i| {
+                let (pm, ps) = (self.paper_mean[i]?, self.paper_sd[i]?);
+                let v = self.sd[i].powi(2) / n(i) + ps.powi(2) / PAPER_DATASETS;
+                Some((self.mean[i] - pm) / v.sqrt())
+            })
+            .collect();
+        ((mean_se, sd_se), z)
     }
 }
 

@@ -55,6 +55,23 @@ fn frame(m: &Manifest, rows: &[Row]) -> PolarsResult<DataFrame> {
         Series::new("accuracy_sd".into(), num(&|s| s.accuracy_sd)).into(),
         Series::new("auc_mean".into(), num(&|s| s.auc_mean)).into(),
         Series::new("auc_sd".into(), num(&|s| s.auc_sd)).into(),
+        // Monte Carlo error (README, "Monte Carlo error of a table cell"): sd/√n over folds.
+        Series::new(
+            "accuracy_mean_se".into(),
+            num(&|s| s.accuracy_sd / (s.n_folds as f64).sqrt()),
+        )
+        .into(),
+        Series::new(
+            "accuracy_mean_n".into(),
+            count(&|r: &Row| r.summary.n_folds),
+        )
+        .into(),
+        Series::new(
+            "auc_mean_se".into(),
+            num(&|s| s.auc_sd / (s.n_auc as f64).sqrt()),
+        )
+        .into(),
+        Series::new("auc_mean_n".into(), count(&|r: &Row| r.summary.n_auc)).into(),
     ])
 }
 

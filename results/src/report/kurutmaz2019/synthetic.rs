@@ -11,7 +11,7 @@ use polars::prelude::*;
 
 use super::{cell_scalars, data_str, data_usize, param_str, param_usize, reported, reported_f64};
 use crate::report::figures::{self, Line, Panel};
-use crate::report::{ReportError, Table};
+use crate::report::{ReportError, Table, se};
 use crate::rundir::{Manifest, RunDir};
 
 /// The synthetic cases of a run, per method: cells grouped by dataset (the true hypothesis,
@@ -83,6 +83,10 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut g_val = Vec::new();
     let mut g_n = Vec::new();
     let mut g_acc = Vec::new();
+    // Monte Carlo errors (README, "Monte Carlo error of a table cell"): counts and accuracies
+    // over datasets are binomial, AUCs by Hanley and McNeil.
+    let mut cm_se: [Vec<f64>; 3] = Default::default();
+    let mut s_auc_se: [Vec<f64>; 3] = Default::default();
     for (method, cs) in &cases {
         let truth: Vec<usize> = cs.iter().map(|c| c.truth).collect();
         let pred: Vec<usize> = cs.iter().map(SyntheticCase::predicted).collect();
@@ -90,7 +94,9 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         for (t, row) in cm.iter().enumerate() {
             cm_method.push(method.clone());
             cm_true.push(names[t].to_string());
+            let total: u64 = row.iter().sum();
             for p in 0..3 {
+                cm_se[p].push(se::count_se(row[p], total));
                 cm_ours[p].push(row[p]);
                 let rep = reported(m, &[method.as_str(), "confusion"])
                     .and_then(|v| v.get(t))
@@ -108,7 +114,10 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         for k in 0..3 {
             let sc: Vec<f64> = cs.iter().map(|c| c.log_odds(k)).collect();
             let lab: Vec<bool> = truth.iter().map(|t| *t == k).collect();
-            s_auc[k].push(auc(&sc, &lab, None));
+            let a = auc(&sc, &lab, None);
+            let n_pos = lab.iter().filter(|l| **l).count() as u64;
+            s_auc_se[k].push(se::auc_se(a, n_pos, lab.len() as u64 - n_pos));
+            s_auc[k].push(a);
             s_auc_thesis[k].push(
                 reported(m, &[method.as_str(), "auc"])
                     .and_then(|v| v.get(k))
@@ -162,6 +171,13 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         cm_cols
             .push(Series::new(format!("thesis {}", names[p]).into(), cm_thesis[p].clone()).into());
     }
+    for p in 0..3 {
+        se::push_se(&mut cm_cols, names[p], cm_se[p].clone(), None);
+    }
+    let acc_se = se::binomial_ses(&s_acc, &s_n);
+    let acc_n = s_n.clone();
+    let g_acc_se = se::binomial_ses(&g_acc, &g_n);
+    let g_acc_n = g_n.clone();
     let mut s_cols: Vec<Column> = vec![
         Series::new("method".into(), s_method).into(),
         Series::new("datasets".into(), s_n).into(),
@@ -176,6 +192,15 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 s_auc_thesis[k].clone(),
             )
             .into(),
+        );
+    }
+    se::push_se(&mut s_cols, "accuracy", acc_se, Some(acc_n));
+    for k in 0..3 {
+        se::push_se(
+            &mut s_cols,
+            &format!("AUC {}", names[k]),
+            s_auc_se[k].clone(),
+            None,
         );
     }
     if !panels.is_empty() {
@@ -219,6 +244,8 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 Series::new("value".into(), g_val).into(),
                 Series::new("datasets".into(), g_n).into(),
                 Series::new("accuracy".into(), g_acc).into(),
+                Series::new("accuracy_se".into(), g_acc_se).into(),
+                Series::new("accuracy_n".into(), g_acc_n).into(),
             ])?,
             notes: vec![],
         },

@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::{cell_scalars, param_str, param_usize};
 use crate::report::figures::{self, Line, Panel};
-use crate::report::{ReportError, Table, fmt_f64, pm};
+use crate::report::{ReportError, Table, fmt_f64, pm, se};
 use crate::rundir::{Manifest, RunDir};
 
 /// Per (hypothesis, R) of the toy figure: SMC `(J, stats)` points, and the VB stats.
@@ -64,6 +64,10 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut c_d_lm = Vec::new();
     let mut c_d_max = Vec::new();
     let mut c_covers = Vec::new();
+    // Monte Carlo errors (README, "Monte Carlo error of a table cell"), over the cell's runs.
+    let mut se_lm = Vec::new();
+    let mut se_d_mean = Vec::new();
+    let mut se_max = Vec::new();
     let mut keys: BTreeSet<(usize, usize)> = exact.keys().copied().collect();
     keys.extend(est.keys().map(|k| (k.0, k.1)));
     // Figure series: per (h, R): (J, stats) for smc; vb stats.
@@ -110,6 +114,11 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                         ""
                     };
                     c_covers.push(cov.to_string());
+                    se_lm.push(if smc { s.log_mean_se } else { f64::NAN });
+                    se_d_mean.push(s.sd_log / (s.n as f64).sqrt());
+                    // A maximum over runs has no standard error (not tested), unless every run
+                    // gave the same value.
+                    se_max.push(if s.sd_log == 0.0 { 0.0 } else { f64::NAN });
                 }
                 None => {
                     c_n.push(1);
@@ -122,6 +131,9 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                     c_d_lm.push(f64::NAN);
                     c_d_max.push(0.0);
                     c_covers.push(String::new());
+                    se_lm.push(0.0);
+                    se_d_mean.push(0.0);
+                    se_max.push(0.0);
                 }
             }
         };
@@ -143,7 +155,8 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
             }
         }
     }
-    let df = DataFrame::new_infer_height(vec![
+    let runs = c_n.clone();
+    let mut cols: Vec<Column> = vec![
         Series::new("hypothesis".into(), c_h).into(),
         Series::new("R".into(), c_r).into(),
         Series::new("method".into(), c_method).into(),
@@ -159,7 +172,19 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         Series::new("ln mean Ẑ − exact".into(), c_d_lm).into(),
         Series::new("max − exact".into(), c_d_max).into(),
         Series::new("CI covers exact".into(), c_covers).into(),
-    ])?;
+    ];
+    // ln mean Ẑ: the delta-method se sd(Ẑ)/(√n mean Ẑ); mean ln Ẑ − exact: sd(ln Ẑ)/√n (the
+    // exact value has no error, so the difference's se is the estimate's). n = runs.
+    for (name, se_col) in [
+        ("ln mean Ẑ", &se_lm),
+        ("mean ln Ẑ − exact", &se_d_mean),
+        ("ln mean Ẑ − exact", &se_lm),
+    ] {
+        se::push_se(&mut cols, name, se_col.clone(), Some(runs.clone()));
+    }
+    se::push_se(&mut cols, "max ln Ẑ", se_max.clone(), None);
+    se::push_se(&mut cols, "max − exact", se_max, None);
+    let df = DataFrame::new_infer_height(cols)?;
 
     // Model selection on the toy data (thesis: every method picks the true a_to_b at every R).
     let mut notes = vec![

@@ -5,7 +5,7 @@ use polars::prelude::*;
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{
     Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws_of, f64s,
-    json_text, mean_sd_by, pm_column, u64s,
+    json_text, mean_sd_by, pm_column, se, u64s,
 };
 use crate::rundir::{Manifest, RunDir};
 use causeway_papers::metrics::mean_sd;
@@ -115,11 +115,18 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     ));
     cols.push(Series::new("mean".into(), means.clone()).into());
     cols.push(Series::new("sd".into(), sds.clone()).into());
+    let count = agg.column("count")?.clone().with_name("datasets".into());
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"): the mean over datasets
+    // has se sd/√n, the sd over datasets s/√(2(n − 1)); both from n datasets.
+    let n: Vec<u64> = count.u64()?.into_no_null_iter().collect();
+    cols.push(count);
+    se::push_mean_sd_se(&mut cols, "mean", "sd", &sds, &n);
     cols.push(pm_column(
         "posterior mean of K, RJMCMC (mean ± sd over datasets)",
         &f64s(&agg, "posterior_mean_k_mean")?,
         &f64s(&agg, "posterior_mean_k_sd")?,
     ));
+    // Means over datasets, each with se sd/√n; the truth's log joint is a data statistic.
     for name in [
         "posterior_mean_k",
         "log_joint_truth",
@@ -131,8 +138,16 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                 .clone()
                 .with_name(name.into()),
         );
+        if name != "log_joint_truth" {
+            let sd = f64s(&agg, &format!("{name}_sd"))?;
+            let ses = sd
+                .iter()
+                .zip(&n)
+                .map(|(s, &k)| s / (k as f64).sqrt())
+                .collect();
+            se::push_se(&mut cols, name, ses, Some(n.clone()));
+        }
     }
-    cols.push(agg.column("count")?.clone().with_name("datasets".into()));
     append_convergence(&mut cols, m, conv, &cells);
     let variant = |c: usize| -> String {
         let sm = m.cells[c]

@@ -3,7 +3,7 @@
 use polars::prelude::*;
 
 use crate::report::{
-    Convergence, ReportError, Table, append_convergence, f64s, mean_sd_by, pm_column, u64s,
+    Convergence, ReportError, Table, append_convergence, f64s, mean_sd_by, pm_column, se, u64s,
 };
 use crate::rundir::{Manifest, RunDir};
 use std::collections::BTreeMap;
@@ -129,7 +129,13 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     ] {
         cols.push(Series::new(n.into(), v.clone()).into());
     }
-    cols.push(agg.column("count")?.clone().with_name("datasets".into()));
+    let count = agg.column("count")?.clone().with_name("datasets".into());
+    let n: Vec<u64> = count.u64()?.into_no_null_iter().collect();
+    cols.push(count);
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"), over the datasets; the
+    // wall-clock `seconds_*` get none (not compared).
+    se::push_mean_sd_se(&mut cols, "in_degree_mean", "in_degree_sd", &isd, &n);
+    se::push_mean_sd_se(&mut cols, "structure_mean", "structure_sd", &ssd, &n);
     append_convergence(&mut cols, m, conv, &cells);
 
     // Finding: Gibbs has a lower structure error than RJMCMC at ≤ 100 iterations.

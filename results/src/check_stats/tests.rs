@@ -1,0 +1,143 @@
+//! Unit tests of the statistical check, against R 4 (`t.test`, `p.adjust`).
+use super::*;
+
+/// R 4: `x <- c(1.2, 2.3, 1.9, 2.8, 3.1); y <- c(0.5, 1.1, 0.9, 1.7); t.test(x, y)` gives
+/// t = 2.89162717338872, df = 6.85634259935656, p = 0.0237985315652916; se(x) =
+/// sd(x)/√5 = 0.33555923471125, se(y) = 0.25, means 2.26 and 1.05.
+#[test]
+fn welch_matches_r_t_test() {
+    let (se1, se2) = (0.33555923471125, 0.25);
+    let df = welch_df(se1, 5.0, se2, 4.0).unwrap();
+    assert!((df - 6.85634259935656).abs() < 1e-9, "{df}");
+    let t = (2.26 - 1.05) / (se1 * se1 + se2 * se2).sqrt();
+    assert!((t - 2.89162717338872).abs() < 1e-9, "{t}");
+    let p = two_sided_p(t, Some(df));
+    assert!((p - 0.0237985315652916).abs() < 1e-9, "{p}");
+    // R: 2*pnorm(-2.5) = 0.0124193306515523.
+    assert!((two_sided_p(2.5, None) - 0.0124193306515523).abs() < 1e-12);
+    assert_eq!(welch_df(1.0, 1.0, 1.0, 5.0), None);
+}
+
+/// R 4: `p <- c(0.01, 0.04, 0.03, 0.005, 0.2)`; `p.adjust(p, "holm")` = 0.040 0.090 0.090
+/// 0.025 0.200; `p.adjust(p, "BH")` = 0.025 0.050 0.050 0.025 0.200.
+#[test]
+fn holm_and_bh_match_r_p_adjust() {
+    let p = [0.01, 0.04, 0.03, 0.005, 0.2];
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+    let h = adjust(&p, Correction::Holm);
+    assert!(close(&h, &[0.04, 0.09, 0.09, 0.025, 0.2]), "{h:?}");
+    let b = adjust(&p, Correction::Bh);
+    assert!(close(&b, &[0.025, 0.05, 0.05, 0.025, 0.2]), "{b:?}");
+    assert!(adjust(&[], Correction::Holm).is_empty());
+}
+
+fn table(cols: &[&str], rows: &[&[&str]]) -> TextTable {
+    TextTable::new(cols, rows)
+}
+
+fn opts() -> StatOptions {
+    StatOptions {
+        alpha: 0.01,
+        correction: Correction::Holm,
+        strict: false,
+        rtol: check::DEFAULT_RTOL,
+        atol: check::DEFAULT_ATOL,
+    }
+}
+
+#[test]
+fn within_the_error_passes_far_outside_regresses_and_unconverged_is_counted() {
+    // `mean` has an se over 10 units (`mean_n`); `post` an MCSE over chains (no `_n`), so only
+    // `post` follows the row's `converged` flag.
+    let cols = [
+        "k",
+        "mean",
+        "mean_se",
+        "mean_n",
+        "post",
+        "post_se",
+        "text",
+        "rhat(k)",
+        "converged",
+    ];
+    let old = table(
+        &cols,
+        &[
+            &[
+                "1", "2.0", "0.1", "10", "0.5", "0.01", "2 ± 0.3", "1.001", "ok",
+            ],
+            &[
+                "2", "5.0", "0.0", "10", "0.6", "0.01", "5 ± 0", "1.001", "ok",
+            ],
+            &[
+                "3", "7.0", "0.1", "10", "0.7", "0.01", "7 ± 0.3", "1.2", "⚠",
+            ],
+        ],
+    );
+    let mut new = old.clone();
+    new.rows[0][1] = "2.05".into(); // t ≈ 0.35
+    new.rows[0][6] = "2.05 ± 0.3".into();
+    new.rows[0][7] = "1.003".into();
+    new.rows[2][4] = "0.9".into(); // unconverged: not compared
+    let m = |t: &TextTable| BTreeMap::from([("t".to_string(), t.clone())]);
+    let r = compare_tables_statistical(&m(&new), &m(&old), opts());
+    assert!(r.passed(), "{}", r.to_markdown());
+    assert_eq!(r.unconverged(), 1);
+    assert!(
+        r.summary()
+            .starts_with("5 cells compared statistically, 3 exactly, 1 unconverged (not compared)"),
+        "{}",
+        r.summary()
+    );
+    let strict = StatOptions {
+        strict: true,
+        ..opts()
+    };
+    assert!(!compare_tables_statistical(&m(&new), &m(&old), strict).passed());
+    // Eight combined se away, and a zero-se cell that moved: two regressions.
+    new.rows[0][1] = "3.2".into();
+    new.rows[1][1] = "5.5".into();
+    let r = compare_tables_statistical(&m(&new), &m(&old), opts());
+    assert_eq!(r.regressions(), 2, "{}", r.to_markdown());
+    let md = r.to_markdown();
+    assert!(
+        md.contains("| t | 1 | mean | 2 | 3.2 | 0.1 | 0.1 | 8.485 | 18.00 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| t | 2 | mean | 5 | 5.5 | 0 | 0 | – | – | – (both se 0, values differ) |"),
+        "{md}"
+    );
+    let xml = r.to_junit();
+    assert!(
+        xml.contains("failures=\"1\"") && xml.contains("name=\"t\""),
+        "{xml}"
+    );
+    // Exactly, the same change regresses and the hint counts the cells with an se.
+    let ex = check::compare_tables(&m(&new), &m(&old), 1e-9, 1e-12);
+    let hint = se_hint(&ex, &m(&new), &m(&old));
+    assert!(hint.starts_with("3 of the 5 differing cells"), "{hint}");
+}
+
+#[test]
+fn against_paper_lists_cells_beyond_three() {
+    let t = table(
+        &["x", "mean", "paper_mean", "z_paper"],
+        &[&["a", "1", "1.1", "-0.5"], &["b", "3", "1", "4.2"]],
+    );
+    let u = table(&["x", "paper"], &[&["a", "1"]]);
+    let tables = BTreeMap::from([("t".to_string(), t), ("u".to_string(), u)]);
+    let (s, tested, n) = against_paper(&tables, 3.0);
+    assert_eq!((tested, n), (2, 1), "{s}");
+    assert!(s.contains("| t | b (row 2) | z_paper | 4.20 |"), "{s}");
+    assert!(s.contains("no uncertainty for the values in: u"), "{s}");
+}
+
+/// `x_mean` with `x_se` (the older tables' pairs) is tested like `x_mean` with `x_mean_se`.
+#[test]
+fn a_mean_column_takes_the_se_of_its_stem() {
+    let t = table(&["x_mean", "x_se", "x_exact"], &[&["1.0", "0.1", "1"]]);
+    assert_eq!(column_role("x_mean", &t, &t), ColumnRole::Statistical);
+    assert_eq!(column_role("x_se", &t, &t), ColumnRole::Companion);
+    assert_eq!(column_role("x_exact", &t, &t), ColumnRole::Exact);
+}
