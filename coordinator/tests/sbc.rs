@@ -7,6 +7,8 @@ use std::process::{Command, Stdio};
 
 use causeway_coordinator::experiment::{ProfileName, plan_from_str};
 
+use crate::yaml_errors::err;
+
 const BIN: &str = env!("CARGO_BIN_EXE_causeway");
 
 /// 1 cell × 12 simulations, each a few milliseconds.
@@ -23,12 +25,6 @@ profiles:
   quick: {}
   paper: {sbc: {simulations: 20}}
 "#;
-
-fn err(text: &str) -> String {
-    plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, None)
-        .expect_err("must be refused")
-        .to_string()
-}
 
 #[test]
 fn sbc_experiment_runs_and_writes_its_table() {

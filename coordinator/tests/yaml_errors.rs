@@ -24,7 +24,8 @@ grid:
 profiles: {quick: {}, paper: {}}
 "#;
 
-fn err(text: &str) -> String {
+/// The error `text` (as `exp.yaml`, quick profile) is refused with.
+pub(crate) fn err(text: &str) -> String {
     plan_from_str(Path::new("exp.yaml"), text, ProfileName::Quick, None)
         .expect_err("must be refused")
         .to_string()

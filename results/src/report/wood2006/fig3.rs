@@ -1,5 +1,7 @@
 //! Figure 3 of paper 000: the posterior number of hidden causes against the true K.
 
+use std::collections::HashMap;
+
 use polars::prelude::*;
 
 use crate::report::figures::{self, Line, Panel};
@@ -29,6 +31,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     let mut truth_col = Vec::new();
     let mut gap_col = Vec::new();
     let mut below_col = Vec::new();
+    let mut truths = HashMap::new();
     for c in &m.cells {
         let rj = sampler_of(m, c.index) == "rjmcmc";
         let params = Params::from_json(&c.params)
@@ -47,7 +50,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                 continue;
             }
             let all_k: Vec<f64> = k.into_iter().flatten().collect();
-            let truth = truth_log_joint(rd, &c.dataset_id, r, &params)?;
+            let truth = truth_log_joint(rd, &c.dataset_id, r, &params, &mut truths)?;
             let chain_means: Vec<f64> = lj
                 .iter()
                 .filter(|d| !d.is_empty())
@@ -241,22 +244,35 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     }])
 }
 
+/// A replicate's (X, true Z, true Y); `None` when the dataset holds no truth.
+type Truth = Option<(BinaryMatrix, BinaryMatrix, BinaryMatrix)>;
+
 /// The log joint of replicate `r`'s true (Z, Y) under `params` (see [`log_joint_of`]); NaN when
-/// the dataset holds no truth.
+/// the dataset holds no truth. The cells of one dataset (every sampler and initialisation)
+/// share it, so each replicate is read and decoded once, into `cache`.
 fn truth_log_joint(
     rd: &RunDir,
     dataset_id: &str,
     r: u64,
     params: &Params,
+    cache: &mut HashMap<(String, u64), Truth>,
 ) -> Result<f64, ReportError> {
-    let data = rd.read_dataset(dataset_id, r)?;
-    let (Some(x), Some(z), Some(y)) = (data.observed("x"), data.truth("z"), data.truth("y")) else {
-        return Ok(f64::NAN);
-    };
-    let bin = |mat: &causeway_papers::data::Matrix| {
-        BinaryMatrix::from_matrix(mat)
-            .map_err(|e| ReportError::Other(format!("dataset {dataset_id}-r{r}: {e}")))
-    };
-    log_joint_of(params, &bin(x)?, &bin(z)?, &bin(y)?)
-        .map_err(|e| ReportError::Other(format!("dataset {dataset_id}-r{r}: {e}")))
+    let err = |e: String| ReportError::Other(format!("dataset {dataset_id}-r{r}: {e}"));
+    let key = (dataset_id.to_string(), r);
+    if !cache.contains_key(&key) {
+        let data = rd.read_dataset(dataset_id, r)?;
+        let truth = match (data.observed("x"), data.truth("z"), data.truth("y")) {
+            (Some(x), Some(z), Some(y)) => Some((
+                BinaryMatrix::from_matrix(x).map_err(err)?,
+                BinaryMatrix::from_matrix(z).map_err(err)?,
+                BinaryMatrix::from_matrix(y).map_err(err)?,
+            )),
+            _ => None,
+        };
+        cache.insert(key.clone(), truth);
+    }
+    match cache.get(&key) {
+        Some(Some((x, z, y))) => log_joint_of(params, x, z, y).map_err(|e| err(e.to_string())),
+        _ => Ok(f64::NAN),
+    }
 }

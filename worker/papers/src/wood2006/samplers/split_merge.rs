@@ -98,27 +98,41 @@ impl Core {
         })
     }
 
-    /// `Σ_{l ∈ rows} ln P(x_{l,t} | base_l + [l ∈ a] y_a + [l ∈ b] y_b)` (Eq. 3), where
-    /// `base_l = η_{l,t} − current_l` removes the pair's present contribution.
-    fn trial_lik(&self, pair: &Pair, t: usize, current: &[u32], ya: bool, yb: bool) -> f64 {
+    /// `Σ_{l ∈ rows} ln P(x_{l,t} | η_{l,t} − current_l + add(l ∈ a, l ∈ b))` (Eq. 3):
+    /// trial t of the pair's rows with the pair's present contribution `current_l` replaced.
+    fn rows_lik(
+        &self,
+        pair: &Pair,
+        t: usize,
+        current: &[u32],
+        add: impl Fn(bool, bool) -> u32,
+    ) -> f64 {
         let tt = self.t;
         pair.rows
             .iter()
             .zip(&pair.alloc)
             .zip(current)
             .map(|((&l, &(in_a, in_b)), &cur)| {
-                let e = self.eta[l * tt + t] - cur + u32::from(in_a && ya) + u32::from(in_b && yb);
+                let e = self.eta[l * tt + t] - cur + add(in_a, in_b);
                 self.tables.ln_px[(2 * e + u32::from(self.x[l * tt + t])) as usize]
             })
             .sum()
     }
 
-    /// The exact conditional weights of [`OPTIONS`] on trial `t` given the allocation.
-    fn trial_weights(&self, pair: &Pair, t: usize, current: &[u32]) -> [f64; 3] {
+    /// The exact conditional weights of [`OPTIONS`] on trial `t` given the allocation, and
+    /// their likelihood parts (the weights without Eq. 4's prior).
+    fn trial_weights(&self, pair: &Pair, t: usize, current: &[u32]) -> ([f64; 3], [f64; 3]) {
         let p = self.hyper.p;
-        OPTIONS.map(|(ya, yb)| {
-            eq::ln_split_trial_prior(ya, yb, p) + self.trial_lik(pair, t, current, ya, yb)
-        })
+        let lik = OPTIONS.map(|(ya, yb)| {
+            self.rows_lik(pair, t, current, |a, b| {
+                u32::from(a && ya) + u32::from(b && yb)
+            })
+        });
+        let mut w = lik;
+        for (w, &(ya, yb)) in w.iter_mut().zip(&OPTIONS) {
+            *w = eq::ln_split_trial_prior(ya, yb, p) + *w;
+        }
+        (w, lik)
     }
 
     fn split(
@@ -160,7 +174,7 @@ impl Core {
         let (mut ya, mut yb) = (vec![0u8; t], vec![0u8; t]);
         let mut d_lik = 0.0;
         for &tt in &pair.on {
-            let w = self.trial_weights(&pair, tt, &current);
+            let (w, lik) = self.trial_weights(&pair, tt, &current);
             let lse = log_sum_exp(&w);
             let o = categorical(&w, &mut self.probs, rng.random::<f64>()).ok_or_else(|| {
                 SamplerError::Numerical(format!("split weights of trial {tt} are not finite"))
@@ -168,7 +182,8 @@ impl Core {
             ln_q += w[o] - lse;
             let (a, b) = OPTIONS[o];
             (ya[tt], yb[tt]) = (u8::from(a), u8::from(b));
-            d_lik += self.trial_lik(&pair, tt, &current, a, b) - self.current_lik(&pair, tt);
+            // the present state: every row of the pair has the column active on t
+            d_lik += lik[o] - self.rows_lik(&pair, tt, &current, |_, _| 1);
         }
         let m_a = pair.alloc.iter().filter(|x| x.0).count();
         let m_b = pair.alloc.iter().filter(|x| x.1).count();
@@ -208,18 +223,6 @@ impl Core {
         Ok(true)
     }
 
-    /// `Σ_{l ∈ rows} ln P(x_{l,t} | η_{l,t})` at the current state.
-    fn current_lik(&self, pair: &Pair, t: usize) -> f64 {
-        let tt = self.t;
-        pair.rows
-            .iter()
-            .map(|&l| {
-                self.tables.ln_px
-                    [(2 * self.eta[l * tt + t] + u32::from(self.x[l * tt + t])) as usize]
-            })
-            .sum()
-    }
-
     fn merge(
         &mut self,
         i: usize,
@@ -250,13 +253,14 @@ impl Core {
             for (c, &(in_a, in_b)) in current.iter_mut().zip(&pair.alloc) {
                 *c = u32::from(in_a && ya[tt] != 0) + u32::from(in_b && yb[tt] != 0);
             }
-            let w = self.trial_weights(&pair, tt, &current);
+            let (w, lik) = self.trial_weights(&pair, tt, &current);
             let o = OPTIONS
                 .iter()
                 .position(|&(x, y)| x == (ya[tt] != 0) && y == (yb[tt] != 0))
                 .unwrap_or(2);
             ln_q += w[o] - log_sum_exp(&w);
-            d_lik += self.merged_lik(&pair, tt, &current) - self.current_lik(&pair, tt);
+            // merged: every row of the pair has the column active on t; `lik[o]` is the present
+            d_lik += self.rows_lik(&pair, tt, &current, |_, _| 1) - lik[o];
         }
         let m_k = pair.rows.len();
         let m_a = pair.alloc.iter().filter(|x| x.0).count();
@@ -308,18 +312,5 @@ impl Core {
         } else {
             ln_q
         }
-    }
-
-    /// `Σ_{l ∈ rows} ln P(x_{l,t} | base_l + 1)`: trial t after the merge.
-    fn merged_lik(&self, pair: &Pair, t: usize, current: &[u32]) -> f64 {
-        let tt = self.t;
-        pair.rows
-            .iter()
-            .zip(current)
-            .map(|(&l, &cur)| {
-                let e = self.eta[l * tt + t] - cur + 1;
-                self.tables.ln_px[(2 * e + u32::from(self.x[l * tt + t])) as usize]
-            })
-            .sum()
     }
 }
