@@ -130,7 +130,7 @@ impl Core {
         });
         let mut w = lik;
         for (w, &(ya, yb)) in w.iter_mut().zip(&OPTIONS) {
-            *w = eq::ln_split_trial_prior(ya, yb, p) + *w;
+            *w += eq::ln_split_trial_prior(ya, yb, p);
         }
         (w, lik)
     }
