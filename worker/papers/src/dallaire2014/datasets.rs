@@ -14,6 +14,7 @@
 //! | `ngbn7` | the §5.2 network ([`ngbn7`]), observed u in (−1, 1) | `n_train` 2000 / `n_test` 2000 by ancestral sampling |
 //! | `csv` | a user's file with a header row; optional `columns` | `path` split odd / even, or `train` and `test` files |
 //! | `none` | `d` observed units and no rows: the posterior is the prior | 0 / none |
+//! | `prior_predictive` | `d` observed units, `n` rows drawn from the prior of `params` (SBC only: [`crate::dallaire2014::prior`]) | `n` / none |
 //!
 //! Choices the paper leaves open (issue 17 §4, §7), each configurable here:
 //! - **Splits.** The paper's were random and unstated ("halved", "75 were used for training and
@@ -181,6 +182,18 @@ pub struct NoneSpec {
     pub d: usize,
 }
 
+/// `kind: prior_predictive`: `n` rows of `d` observed units drawn from the model's prior given
+/// the cell's `params` (simulation-based calibration, an experiment's `sbc:` block; see
+/// [`crate::dallaire2014::prior`]). Only an SBC cell can build it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorPredictiveSpec {
+    /// Observed units d ≥ 1. Required.
+    pub d: usize,
+    /// Data points N ≥ 0 (0: the posterior is the prior). Required.
+    pub n: usize,
+}
+
 fn d_2000() -> usize {
     2000
 }
@@ -225,10 +238,13 @@ pub enum DatasetSpec {
     Csv(CsvSpec),
     /// `none`.
     NoData(NoneSpec),
+    /// `prior_predictive` (simulation-based calibration).
+    PriorPredictive(PriorPredictiveSpec),
 }
 
 /// The allowed `kind` values.
-pub const DATASET_KINDS: &str = "ring, pinwheel, geyser, iris, abalone, ngbn7, csv, none";
+pub const DATASET_KINDS: &str =
+    "ring, pinwheel, geyser, iris, abalone, ngbn7, csv, none, prior_predictive";
 
 /// Parse and range-check a `dataset` section; no file is read. Errors ([`ParamError`], paths
 /// `dataset.kind`, `dataset.<key>`): a missing or unknown kind; an unknown key (the message lists
@@ -339,6 +355,12 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
             check_range_usize("dataset.d", s.d, 1, MAX_D)?;
             DatasetSpec::NoData(s)
         }
+        "prior_predictive" => {
+            let s: PriorPredictiveSpec = parse("dataset", &rest)?;
+            check_range_usize("dataset.d", s.d, 1, MAX_D)?;
+            check_range_usize("dataset.n", s.n, 0, MAX_ROWS)?;
+            DatasetSpec::PriorPredictive(s)
+        }
         other => {
             return Err(ParamError::new(
                 "dataset.kind",
@@ -362,12 +384,12 @@ fn check_path(key: &str, p: &str) -> Result<(), ParamError> {
 }
 
 /// Column names `x1`, …, `xd`.
-fn generic_names(d: usize) -> Vec<String> {
+pub(crate) fn generic_names(d: usize) -> Vec<String> {
     (1..=d).map(|j| format!("x{j}")).collect()
 }
 
 /// A named `rows × d` matrix with column names.
-fn named(name: &str, d: usize, values: Vec<f64>, col_names: Vec<String>) -> Matrix {
+pub(crate) fn named(name: &str, d: usize, values: Vec<f64>, col_names: Vec<String>) -> Matrix {
     let rows = values.len().checked_div(d).unwrap_or(0);
     let mut m = Matrix::new(name, rows, d, values);
     m.col_names = col_names;
@@ -428,6 +450,7 @@ impl DatasetSpec {
             DatasetSpec::Abalone(_) => Some(ABALONE_COLUMNS.len()),
             DatasetSpec::Csv(s) => s.columns.as_ref().map(Vec::len),
             DatasetSpec::NoData(s) => Some(s.d),
+            DatasetSpec::PriorPredictive(s) => Some(s.d),
         }
     }
 
@@ -526,6 +549,11 @@ impl DatasetSpec {
                 observed: vec![named("x", s.d, Vec::new(), generic_names(s.d))],
                 truth: Vec::new(),
             }),
+            DatasetSpec::PriorPredictive(_) => Err(ParamError::new(
+                "dataset.kind",
+                "prior_predictive data are drawn from the prior of params: use it in an \
+                 experiment with an sbc: block",
+            )),
         }
     }
 }

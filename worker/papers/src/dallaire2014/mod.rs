@@ -7,13 +7,14 @@
 //! (eqs 3–7) or its extension with jump connections (eCIBP, eqs 8–9); the MCMC of §4 samples it.
 //!
 //! The paper's folder has the shape of every paper: `params.rs`, `equations.rs` (every equation
-//! under its number), `datasets.rs`, `samplers/`, and a polars-free `evaluation.rs` (the KL
-//! estimator of Table 1).
+//! under its number), `datasets.rs`, `samplers/`, a polars-free `evaluation.rs` (the KL
+//! estimator of Table 1), and `prior.rs` (the prior draws of simulation-based calibration).
 
 pub mod datasets;
 pub mod equations;
 pub mod evaluation;
 pub mod params;
+pub mod prior;
 pub mod samplers;
 
 use serde_json::Value;
@@ -163,5 +164,29 @@ impl Model for Dallaire2014 {
             Method::Kde => Box::new(KdeSampler::new(&p, x, need_test()?, rng)?),
             Method::Dpmog => Box::new(DpmogSampler::new(&p, x, need_test()?, rng)?),
         })
+    }
+
+    /// θ̃ = a network from the CIBP / eCIBP prior with its W, γ, ν and activations
+    /// ([`prior::sample_prior`]); ranked: `n_units`, `n_edges`, `n_jump_edges` (eCIBP), `depth`,
+    /// `mean_w`, `mean_gamma`, `mean_ln_nu`.
+    fn sample_prior(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        rng: &mut ChainRng,
+    ) -> Result<crate::sbc::PriorDraw, ParamError> {
+        prior::sample_prior(params, dataset, rng)
+    }
+
+    /// x = σ(a) of the observed units ([`prior::simulate`]).
+    fn simulate(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        draw: &crate::sbc::PriorDraw,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError> {
+        let _ = params;
+        prior::simulate(dataset, draw, rng)
     }
 }

@@ -8,3 +8,4 @@ mod evaluation;
 mod geweke;
 mod mtm;
 mod prior_moments;
+mod sbc;

@@ -23,7 +23,7 @@ pub mod phase1;
 mod sampler;
 
 pub use self::network::Network;
-pub use self::sampler::{ForwardSampler, NetworkSampler, SweepStats};
+pub use self::sampler::{ForwardSampler, NetworkSampler, SweepStats, parameter_means};
 
 use self::birth_death::Phase2Options;
 use self::forward::Priors;

@@ -37,8 +37,39 @@ fn rate(a: usize, n: usize) -> f64 {
     }
 }
 
-/// The structure trace names shared by both samplers.
-const STRUCTURE: [&str; 5] = ["n_units", "n_edges", "n_jump_edges", "depth", "log_joint"];
+/// The trace names shared by both samplers: the structure counts, the log joint, and the
+/// parameter means of [`parameter_means`].
+const STRUCTURE: [&str; 8] = [
+    "n_units",
+    "n_edges",
+    "n_jump_edges",
+    "depth",
+    "log_joint",
+    "mean_w",
+    "mean_gamma",
+    "mean_ln_nu",
+];
+
+/// `[mean_w, mean_gamma, mean_ln_nu]` of a network: the mean weight W over its edges (adjacent
+/// and jump; 0 with no edge), and the mean bias γ and log precision ln ν over its units
+/// (observed included). Functions of the parameters of §3.4 that exist whatever the structure,
+/// so that SBC ([`crate::dallaire2014::prior`]) can rank them.
+pub fn parameter_means(net: &Network) -> [f64; 3] {
+    let (mut sw, mut nw, mut sg, mut sl) = (0.0, 0usize, 0.0, 0.0);
+    let ids = net.ordered_ids();
+    for &i in &ids {
+        let u = net.unit(i);
+        sg += u.gamma;
+        sl += u.nu.ln();
+        for e in &u.parents {
+            sw += e.weight;
+            nw += 1;
+        }
+    }
+    let nu = ids.len().max(1) as f64;
+    let mean_w = if nw == 0 { 0.0 } else { sw / nw as f64 };
+    [mean_w, sg / nu, sl / nu]
+}
 
 fn record_structure(net: &Network, p: &Params, row: &mut Vec<f64>) {
     row.extend([
@@ -48,6 +79,7 @@ fn record_structure(net: &Network, p: &Params, row: &mut Vec<f64>) {
         net.depth() as f64,
         net.log_joint(p),
     ]);
+    row.extend(parameter_means(net));
 }
 
 fn summary_of(net: &Network) -> Vec<Matrix> {
@@ -82,7 +114,8 @@ struct KlState {
 ///
 /// Trace: `n_units` (observed included), `n_edges` (adjacent + jump), `n_jump_edges`, `depth`
 /// (layers, layer 0 included), `log_joint` (structure log prior + parameter priors + ln p(a) of
-/// every unit, observed activations in a-space), and `kl` only when a test matrix with rows is
+/// every unit, observed activations in a-space), `mean_w`, `mean_gamma`, `mean_ln_nu`
+/// ([`parameter_means`]), and `kl` only when a test matrix with rows is
 /// given: D̂(test ‖ fantasy) with the training standardization, fantasy size m = n_test, drawn on
 /// recorded iterations (iteration % thin = 0) from [`evaluation_rng`], so evaluating never
 /// changes the chain. Statistics: `mtm_acceptance`, `birth_acceptance`, `death_acceptance` of
@@ -369,7 +402,8 @@ impl Sampler for NetworkSampler {
 
 /// `method: forward`: each iteration an independent draw of the network from the generative
 /// process of §3 ([`sample_network`] with no data). Trace: `n_units`, `n_edges`,
-/// `n_jump_edges`, `depth`, `log_joint` (structure log prior + parameter priors). Summary: the
+/// `n_jump_edges`, `depth`, `log_joint` (structure log prior + parameter priors), `mean_w`,
+/// `mean_gamma`, `mean_ln_nu`. Summary: the
 /// last draw, as for [`NetworkSampler`].
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct ForwardSampler {
