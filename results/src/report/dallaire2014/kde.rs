@@ -5,6 +5,7 @@
 use polars::prelude::*;
 
 use super::{dataset_of, method_of, pooled};
+use crate::report::se;
 use crate::report::{ReportError, Table, replicate_summaries};
 use crate::rundir::{Manifest, RunDir, find};
 
@@ -28,6 +29,7 @@ pub fn kde(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         };
         let kl = pooled(rd, m, c, "kl")?;
         let (mean, sd) = kl.mean_sd();
+        let mean_se = se::mean_over_units(&kl.draws).1;
         rows.push((
             dataset_of(c),
             [
@@ -38,12 +40,17 @@ pub fn kde(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 2.0 * sd,
             ],
             kl.draws.len() as u64,
+            mean_se,
         ));
     }
     if rows.is_empty() {
         return Ok(Vec::new());
     }
     let num = |i: usize| rows.iter().map(|r| r.1[i]).collect::<Vec<f64>>();
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"): the fantasy draws are
+    // independent given the fitted kernel, so the mean's se is sd/√draws with n = draws, and
+    // the 2 sd's is 2 s/√(2(draws − 1)).
+    let draws = |r: &(String, [f64; 5], u64, f64)| r.2;
     let df = df!(
         "dataset" => rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
         "bandwidth" => num(0),
@@ -52,6 +59,12 @@ pub fn kde(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         "kl_mean" => num(3),
         "kl_2sd" => num(4),
         "fantasy_draws" => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+        "kl_mean_se" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        "kl_mean_n" => rows.iter().map(draws).collect::<Vec<_>>(),
+        "kl_2sd_se" => rows
+            .iter()
+            .map(|r| 2.0 * se::sd_over_units(r.1[4] / 2.0, draws(r)))
+            .collect::<Vec<_>>(),
     )?;
     Ok(vec![Table {
         name: "kde".into(),

@@ -77,6 +77,14 @@ pub fn kl_reference(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError
         "kl_independent" => rows.iter().map(|r| r.2.kl_independent).collect::<Vec<_>>(),
         "zero_distance_ties" => rows.iter().map(|r| r.2.zero_distance_ties).collect::<Vec<_>>(),
         "paper_kl_train_test" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        // Monte Carlo error (README, "Monte Carlo error of a table cell"): kl_independent is a
+        // mean over independent permutation draws, sd/√n with n = the draws; kl_train_test is
+        // deterministic given the data.
+        "kl_independent_se" => rows
+            .iter()
+            .map(|r| r.2.kl_independent_sd / (r.2.permutations as f64).sqrt())
+            .collect::<Vec<_>>(),
+        "kl_independent_n" => rows.iter().map(|r| r.2.permutations as u64).collect::<Vec<_>>(),
     )?;
     Ok(vec![Table {
         name: "kl_reference".into(),

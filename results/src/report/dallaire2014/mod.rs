@@ -106,6 +106,28 @@ impl Pooled {
     }
 }
 
+/// Add `<name>_se` and `<name>_converged` to `df` for every `names[i]`, from each row's
+/// `(errors, flags)[i]` (the README's "Monte Carlo error of a table cell"). Errors: polars.
+pub(crate) fn with_errors<const K: usize>(
+    df: &mut polars::prelude::DataFrame,
+    names: [&str; K],
+    rows: &[([f64; K], [&'static str; K])],
+) -> polars::prelude::PolarsResult<()> {
+    for (i, name) in names.iter().enumerate() {
+        let se: Vec<f64> = rows.iter().map(|r| r.0[i]).collect();
+        let flag: Vec<&str> = rows.iter().map(|r| r.1[i]).collect();
+        df.with_column(polars::prelude::Column::new(
+            format!("{name}_se").into(),
+            se,
+        ))?;
+        df.with_column(polars::prelude::Column::new(
+            format!("{name}_converged").into(),
+            flag,
+        ))?;
+    }
+    Ok(())
+}
+
 /// [`Pooled`] draws of one scalar of a cell.
 pub(crate) fn pooled(
     rd: &RunDir,

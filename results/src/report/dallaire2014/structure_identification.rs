@@ -6,7 +6,7 @@ use causeway_papers::Matrix;
 use polars::prelude::*;
 
 use super::table1_kl::method_rank;
-use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row};
+use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row, with_errors};
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir, find};
 
@@ -32,6 +32,30 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
         if units.draws.is_empty() {
             continue;
         }
+        // Monte Carlo errors (README, "Monte Carlo error of a table cell"), as in Table 2:
+        // MCSE of each posterior mean, s/√(2(ESS − 1)) of each sd (2 sd for the KL).
+        let errors = (
+            [
+                kl.mcse,
+                2.0 * kl.sd_se(),
+                units.mcse,
+                units.sd_se(),
+                edges.mcse,
+                edges.sd_se(),
+                depth.mcse,
+                depth.sd_se(),
+            ],
+            [
+                kl.converged(),
+                kl.converged(),
+                units.converged(),
+                units.converged(),
+                edges.converged(),
+                edges.converged(),
+                depth.converged(),
+                depth.converged(),
+            ],
+        );
         let (edges, depth) = (edges.mean_sd(), depth.mean_sd());
         let truth = rd.read_dataset(&c.dataset_id, 0)?.truth;
         let paper = reported_row(m, "structure", &[("prior", &prior)]);
@@ -50,6 +74,7 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
                 reported_f64(paper, "n_edges"),
                 reported_f64(paper, "depth"),
             ],
+            errors,
         ));
     }
     if rows.is_empty() {
@@ -58,7 +83,7 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
     rows.sort_by_key(|r| std::cmp::Reverse(r.0));
     let num = |i: usize| rows.iter().map(|r| r.2[i]).collect::<Vec<f64>>();
     let opt = |i: usize| rows.iter().map(|r| r.3[i]).collect::<Vec<Option<f64>>>();
-    let df = df!(
+    let mut df = df!(
         "prior" => rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
         "kl_mean" => num(0),
         "kl_2sd" => num(1),
@@ -75,6 +100,21 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
         "paper_n_units" => opt(4),
         "paper_n_edges" => opt(5),
         "paper_depth" => opt(6),
+    )?;
+    let errors: Vec<_> = rows.iter().map(|r| r.4).collect();
+    with_errors(
+        &mut df,
+        [
+            "kl_mean",
+            "kl_2sd",
+            "n_units_mean",
+            "n_units_sd",
+            "n_edges_mean",
+            "n_edges_sd",
+            "depth_mean",
+            "depth_sd",
+        ],
+        &errors,
     )?;
     Ok(vec![Table {
         name: "structure_identification".into(),

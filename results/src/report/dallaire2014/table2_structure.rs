@@ -5,7 +5,7 @@
 use polars::prelude::*;
 
 use super::table1_kl::method_rank;
-use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row};
+use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row, with_errors};
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir};
 
@@ -93,23 +93,20 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         "paper_edges_dev" => paper(3),
     )?;
     let mut df = df;
-    for (i, name) in [
-        "n_units_mean",
-        "n_units_sd",
-        "n_edges_mean",
-        "n_edges_sd",
-        "n_jump_edges_mean",
-        "depth_mean",
-        "depth_sd",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let se: Vec<f64> = rows.iter().map(|r| r.6[i]).collect();
-        let flag: Vec<&str> = rows.iter().map(|r| r.7[i]).collect();
-        df.with_column(Series::new(format!("{name}_se").into(), se).into_column())?;
-        df.with_column(Series::new(format!("{name}_converged").into(), flag).into_column())?;
-    }
+    let errors: Vec<_> = rows.iter().map(|r| (r.6, r.7)).collect();
+    with_errors(
+        &mut df,
+        [
+            "n_units_mean",
+            "n_units_sd",
+            "n_edges_mean",
+            "n_edges_sd",
+            "n_jump_edges_mean",
+            "depth_mean",
+            "depth_sd",
+        ],
+        &errors,
+    )?;
     Ok(Table {
         name: "table2_structure".into(),
         title: "Table 2 (§5.1): posterior units, edges and depth".into(),

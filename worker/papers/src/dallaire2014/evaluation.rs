@@ -310,6 +310,9 @@ pub struct KlReference {
     /// Mean over `permutations` draws of D̂(test ‖ train with each column permuted
     /// independently): what a model without dependence between columns cannot beat, nats.
     pub kl_independent: f64,
+    /// Sample sd (n − 1) of the `permutations` draws averaged in `kl_independent` (NaN for one
+    /// draw), nats: its Monte Carlo error is this over √permutations.
+    pub kl_independent_sd: f64,
     /// The tie count of D̂(test ‖ train).
     pub zero_distance_ties: u64,
     /// Number of permutation draws averaged in `kl_independent`.
@@ -350,7 +353,7 @@ pub fn kl_reference(
     let mut z = train.to_vec();
     fk.standardizer.apply(&mut z);
     let base = fk.knn.kl(&z).map_err(|e| format!("train as Q: {e}"))?;
-    let mut total = 0.0;
+    let mut draws = Vec::with_capacity(permutations);
     let mut perm = z.clone();
     for _ in 0..permutations {
         for j in 0..d {
@@ -359,15 +362,18 @@ pub fn kl_reference(
                 perm.swap(i * d + j, r * d + j);
             }
         }
-        total += fk
-            .knn
-            .kl(&perm)
-            .map_err(|e| format!("permuted train as Q: {e}"))?
-            .kl;
+        draws.push(
+            fk.knn
+                .kl(&perm)
+                .map_err(|e| format!("permuted train as Q: {e}"))?
+                .kl,
+        );
     }
+    let (mean, sd) = crate::metrics::mean_sd(&draws);
     Ok(KlReference {
         kl_train_test: base.kl,
-        kl_independent: total / permutations as f64,
+        kl_independent: mean,
+        kl_independent_sd: sd,
         zero_distance_ties: base.zero_distance_ties,
         permutations,
     })
