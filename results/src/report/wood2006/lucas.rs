@@ -3,6 +3,7 @@
 use polars::prelude::*;
 
 use crate::report::figures::{self, TraceVar};
+use crate::report::se;
 use crate::report::{
     Convergence, ReportError, Table, append_convergence, chain_draws, json_text, u64s,
 };
@@ -100,10 +101,21 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 .collect()
         };
         let hidden_names: Vec<String> = hidden.map(|h| h.row_names.clone()).unwrap_or_default();
+        // Monte Carlo error of an AUC (README, "Monte Carlo error of a table cell"): Hanley and
+        // McNeil's se with the hidden column's positive and negative trials as the units.
+        let auc_se = |hh: Option<usize>, a: f64| -> f64 {
+            let Some((h, hh)) = hidden.zip(hh) else {
+                return f64::NAN;
+            };
+            let row = &h.values[hh * h.cols..(hh + 1) * h.cols];
+            let n_pos = row.iter().filter(|v| **v > 0.5).count() as u64;
+            se::auc_se(a, n_pos, row.len() as u64 - n_pos)
+        };
         let mut cause = Vec::new();
         let mut kids = Vec::new();
         let mut best_match = Vec::new();
         let mut best_auc = Vec::new();
+        let mut best_auc_se = Vec::new();
         for (k, auc_h) in auc_kh.iter().enumerate().take(map_z.cols) {
             cause.push(format!("cause {}", k + 1));
             kids.push(children(k).join(", "));
@@ -122,6 +134,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                     .unwrap_or_default(),
             );
             best_auc.push(a);
+            best_auc_se.push(auc_se(h, a));
         }
         let mut notes = vec![format!(
             "MAP sample over {} chains (log joint {:.2}); children are the observed variables with z_ik = 1. Paper 000 §6 used the (non-public) \
@@ -139,6 +152,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         let mut h_name = Vec::new();
         let mut h_cause = Vec::new();
         let mut h_auc = Vec::new();
+        let mut h_auc_se = Vec::new();
         let mut h_children = Vec::new();
         let mut h_expected = Vec::new();
         let mut h_recovered = Vec::new();
@@ -164,6 +178,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                     .unwrap_or_else(|| "none".into()),
             );
             h_auc.push(a);
+            h_auc_se.push(auc_se(Some(hh), a));
             h_children.push(ch.join(", "));
             h_expected.push(exp.join(", "));
             h_recovered.push(if exp.is_empty() {
@@ -194,6 +209,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 Series::new("children".into(), kids).into(),
                 Series::new("best-matching hidden column".into(), best_match).into(),
                 Series::new("AUC".into(), best_auc).into(),
+                Series::new("AUC_se".into(), best_auc_se).into(),
             ])?,
             notes,
         });
@@ -204,6 +220,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 Series::new("hidden column".into(), h_name).into(),
                 Series::new("best-matching cause".into(), h_cause).into(),
                 Series::new("AUC of posterior mean y_kt".into(), h_auc).into(),
+                Series::new("AUC of posterior mean y_kt_se".into(), h_auc_se).into(),
                 Series::new("its children".into(), h_children).into(),
                 Series::new("true children".into(), h_expected).into(),
                 Series::new("recovered".into(), h_recovered).into(),
