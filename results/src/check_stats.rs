@@ -13,9 +13,15 @@
 //!   the default) or Benjamini–Hochberg over every statistically tested cell of every table
 //!   ([`adjust`]). A cell regresses when its adjusted p is below `alpha`. Both se zero and the
 //!   values different is a regression (and not in the family); both values NaN agree;
+//! - **p-value**: a column `…_p` is the p-value of a test the run made itself, whose null
+//!   hypothesis is that nothing is wrong (SBC's `chi_square_p` and `ecdf_p`: the ranks are
+//!   uniform). Under a correct sampler it is uniform whatever the stream, so two runs' values
+//!   differ by chance and are not compared with each other: the new run's value joins the
+//!   family above as it is (the baseline's is shown);
 //! - **companion** (`c_se`, `c_n` of a column `c`) and **diagnostic** (`rhat…`, `ess…`,
-//!   `mcse…`, `converged`, `…_converged`, coverage verdicts `…covers…`, and `z_paper…`, a
-//!   distance to the paper's value): reported, not tested;
+//!   `mcse…`, `converged`, `…_converged`, coverage verdicts `…covers…`, `z_paper…`, a
+//!   distance to the paper's value, and the statistic and per-cell verdict of a test whose
+//!   p-value is tested, SBC's `chi_square` and `calibrated`): reported, not tested;
 //! - **rendering**: a text column with cells `a ± b` or intervals `[a, b]` (and otherwise only
 //!   plain numbers, e.g. an exact row's value): a view of an estimate and its spread, whose
 //!   numbers have their own columns or are quantiles of them; not tested;
@@ -132,6 +138,9 @@ pub fn adjust(p: &[f64], correction: Correction) -> Vec<f64> {
 pub enum ColumnRole {
     /// Tested with Welch's t against its `_se` (and `_n`).
     Statistical,
+    /// A p-value computed by the run itself (`…_p`), of a test whose null is "nothing is wrong"
+    /// (e.g. the uniformity of SBC ranks): it joins the family as it is.
+    PValue,
     /// `c_se` or `c_n` of a column `c`.
     Companion,
     /// R-hat, ESS, MCSE, convergence flags: reported, not tested.
@@ -152,6 +161,8 @@ pub fn is_diagnostic(column: &str) -> bool {
         || c.ends_with("_converged")
         || c.contains("covers")
         || c.starts_with("z_paper")
+        || c == "chi_square"
+        || c == "calibrated"
 }
 
 /// The column of `t` that is `col`'s companion `suffix` (`se`, `n`, `converged`): `col_suffix`,
@@ -181,6 +192,8 @@ pub fn column_role(col: &str, base: &TextTable, cur: &TextTable) -> ColumnRole {
         ColumnRole::Companion
     } else if is_diagnostic(col) {
         ColumnRole::Diagnostic
+    } else if col.ends_with("_p") && col_index(cur, col).is_some() {
+        ColumnRole::PValue
     } else if companion(base, col, "se").is_some()
         && companion(cur, col, "se").is_some()
         && col_index(cur, col).is_some()
@@ -445,7 +458,12 @@ impl StatReport {
 
 /// `t | df | adjusted p` of a failing cell, or why it failed untested.
 fn tested_text(c: &StatCell) -> String {
-    if !c.p.is_nan() {
+    if !c.p.is_nan() && c.t.is_nan() {
+        format!(
+            "– | – (the run's own p-value {:.3e}) | {:.3e}",
+            c.p, c.p_adjusted
+        )
+    } else if !c.p.is_nan() {
         let df = c.df.map_or("normal".to_string(), |d| format!("{d:.2}"));
         format!("{:.3} | {df} | {:.3e}", c.t, c.p_adjusted)
     } else if c.se_old == 0.0 && c.se_new == 0.0 {
@@ -551,13 +569,12 @@ pub fn compare_tables_statistical(
                 note: note.into(),
             });
         }
-        for (col, _) in base
-            .columns
-            .iter()
-            .zip(&roles)
-            .filter(|(_, r)| **r == ColumnRole::Statistical)
-        {
-            statistical_column(name, col, base, cur, &mut cells);
+        for (col, role) in base.columns.iter().zip(&roles) {
+            match role {
+                ColumnRole::Statistical => statistical_column(name, col, base, cur, &mut cells),
+                ColumnRole::PValue => p_value_column(name, col, base, cur, &mut cells),
+                _ => {}
+            }
         }
     }
     // Multiplicity over every tested cell of every table.
@@ -601,6 +618,53 @@ fn unconverged(t: &TextTable, ri: usize, col: &str) -> bool {
     })
 }
 
+/// Row `ri`'s label: its first cell, with the row number when that cell is not unique.
+fn row_label(t: &TextTable, ri: usize) -> String {
+    let first = t.rows[ri].first().cloned().unwrap_or_default();
+    if t.rows.iter().filter(|r| r.first() == Some(&first)).count() > 1 {
+        format!("{first} (row {})", ri + 1)
+    } else {
+        first
+    }
+}
+
+/// Every row of p-value column `col` (see the module doc): the new run's value is the cell's
+/// p; a NaN there (or a missing row) where the baseline has a number is a regression.
+fn p_value_column(
+    table: &str,
+    col: &str,
+    base: &TextTable,
+    cur: &TextTable,
+    out: &mut Vec<StatCell>,
+) {
+    let (Some(bv), Some(cv)) = (col_index(base, col), col_index(cur, col)) else {
+        return;
+    };
+    for (ri, brow) in base.rows.iter().enumerate() {
+        let new = number(cur.rows.get(ri).and_then(|r| r.get(cv)));
+        let old = number(brow.get(bv));
+        let valid = (0.0..=1.0).contains(&new);
+        out.push(StatCell {
+            table: table.to_string(),
+            row: row_label(base, ri),
+            column: col.to_string(),
+            old,
+            new,
+            se_old: f64::NAN,
+            se_new: f64::NAN,
+            t: f64::NAN,
+            df: None,
+            p: if valid { new } else { f64::NAN },
+            p_adjusted: f64::NAN,
+            outcome: if valid || (old.is_nan() && new.is_nan()) {
+                StatOutcome::Ok
+            } else {
+                StatOutcome::Regression
+            },
+        });
+    }
+}
+
 /// Test every row of statistical column `col` (p-values left unadjusted; the caller adjusts).
 fn statistical_column(
     table: &str,
@@ -619,21 +683,9 @@ fn statistical_column(
     };
     let (bn, cn) = (companion(base, col, "n"), companion(cur, col, "n"));
     for (ri, brow) in base.rows.iter().enumerate() {
-        let first = brow.first().cloned().unwrap_or_default();
-        let dup = base
-            .rows
-            .iter()
-            .filter(|r| r.first() == Some(&first))
-            .count()
-            > 1;
-        let label = if dup {
-            format!("{first} (row {})", ri + 1)
-        } else {
-            first
-        };
         let mut cell = StatCell {
             table: table.to_string(),
-            row: label,
+            row: row_label(base, ri),
             column: col.to_string(),
             old: number(brow.get(bv)),
             new: f64::NAN,
@@ -714,64 +766,8 @@ pub fn se_hint(
     )
 }
 
-/// `causeway check RUN --against-paper`: every table with a `z_paper` column (the cell's
-/// distance to the paper's value in the combined standard errors, see the README) lists its
-/// rows with |z| > `z_max`; tables that show a paper value without its uncertainty (a column
-/// whose name starts with `paper` and no `z_paper`) are named as such. Returns the Markdown, the
-/// number of cells with a `z_paper` value, and the number beyond `z_max`.
-pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> (String, usize, usize) {
-    let mut s = String::new();
-    let mut tested = 0usize;
-    let mut beyond = 0usize;
-    let mut silent = Vec::new();
-    for (name, t) in tables {
-        let z_cols: Vec<usize> = (0..t.columns.len())
-            .filter(|&i| t.columns[i].starts_with("z_paper"))
-            .collect();
-        if z_cols.is_empty() {
-            if t.columns.iter().any(|c| c.starts_with("paper")) {
-                silent.push(name.clone());
-            }
-            continue;
-        }
-        for ri in 0..t.rows.len() {
-            for &zi in &z_cols {
-                let z = number(t.rows[ri].get(zi));
-                if z.is_nan() {
-                    continue;
-                }
-                tested += 1;
-                if z.abs() > z_max {
-                    if beyond == 0 {
-                        s.push_str("| table | row | column | z |\n|---|---|---|---|\n");
-                    }
-                    beyond += 1;
-                    let row = t.rows[ri].first().cloned().unwrap_or_default();
-                    let _ = writeln!(
-                        s,
-                        "| {} | {} (row {}) | {} | {z:.2} |",
-                        md(name),
-                        md(&row),
-                        ri + 1,
-                        md(&t.columns[zi])
-                    );
-                }
-            }
-        }
-    }
-    if !silent.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nThe paper gives no uncertainty for the values in: {} (not tested).",
-            silent.join(", ")
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\n{tested} cells with a paper value and its uncertainty; {beyond} beyond |z| > {z_max}."
-    );
-    (s, tested, beyond)
-}
+mod against_paper;
+pub use against_paper::against_paper;
 
 #[cfg(test)]
 mod tests;

@@ -141,3 +141,65 @@ fn a_mean_column_takes_the_se_of_its_stem() {
     assert_eq!(column_role("x_se", &t, &t), ColumnRole::Companion);
     assert_eq!(column_role("x_exact", &t, &t), ColumnRole::Exact);
 }
+
+/// SBC's table: the statistic and the verdict are diagnostics, and each `…_p` joins the
+/// family as the new run's own p-value: chance differences between two runs pass, a p-value
+/// that survives Holm below alpha regresses, and a p-value that became NaN regresses.
+#[test]
+fn sbc_p_values_are_tested_as_the_runs_own_not_against_the_baseline() {
+    let cols = [
+        "parameter",
+        "chi_square",
+        "chi_square_p",
+        "ecdf_p",
+        "calibrated",
+    ];
+    let base = table(
+        &cols,
+        &[
+            &["k_plus", "13.2", "0.15", "0.07", "yes"],
+            &["alpha", "9.4", "0.40", "0.07", "yes"],
+        ],
+    );
+    let changed = table(
+        &cols,
+        &[
+            &["k_plus", "4.8", "0.85", "0.76", "yes"],
+            &["alpha", "20.0", "0.018", "0.0075", "no"],
+        ],
+    );
+    let r = compare_tables_statistical(
+        &BTreeMap::from([("sbc".to_string(), changed)]),
+        &BTreeMap::from([("sbc".to_string(), base.clone())]),
+        opts(),
+    );
+    assert!(r.passed(), "{}", r.to_markdown());
+    assert_eq!(r.cells.len(), 4, "two p-value columns × two rows");
+    let broken = table(
+        &cols,
+        &[
+            &["k_plus", "80.0", "1e-9", "0.0005", "no"],
+            &["alpha", "9.0", "NaN", "0.5", "yes"],
+        ],
+    );
+    let r = compare_tables_statistical(
+        &BTreeMap::from([("sbc".to_string(), broken)]),
+        &BTreeMap::from([("sbc".to_string(), base)]),
+        opts(),
+    );
+    let bad: Vec<_> = r
+        .cells
+        .iter()
+        .filter(|c| c.outcome == StatOutcome::Regression)
+        .map(|c| (c.row.as_str(), c.column.as_str()))
+        .collect();
+    // Holm over the three numbers: 1e-9 · 3 and 0.0005 · 2 fall below 0.01; NaN regresses.
+    assert_eq!(
+        bad,
+        [
+            ("k_plus", "chi_square_p"),
+            ("alpha", "chi_square_p"),
+            ("k_plus", "ecdf_p")
+        ]
+    );
+}
