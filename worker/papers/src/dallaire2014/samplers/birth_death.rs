@@ -62,11 +62,7 @@ pub fn death_candidates(net: &Network, i: usize) -> Vec<usize> {
 /// ln Π_n f(a_in | k present)/f(a_in | k absent) for the edge k → i.
 fn ln_likelihood_ratio(net: &Network, i: usize, k: usize) -> f64 {
     let ui = net.unit(i);
-    let w = ui
-        .parents
-        .iter()
-        .find(|e| e.parent == k)
-        .map_or(0.0, |e| e.weight);
+    let w = net.weight_of(i, k);
     let uk = &net.unit(k).u;
     let mut s = 0.0;
     for (r, u) in ui.res.iter().zip(uk) {

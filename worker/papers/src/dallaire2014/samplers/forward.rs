@@ -161,14 +161,11 @@ pub fn sample_network(
 /// Draw unit i's N activations a_in ~ N(y_in, 1/ν_i) given its parents' current outputs (which
 /// must already be drawn), keeping the caches consistent.
 pub fn draw_activations(net: &mut Network, i: usize, rng: &mut ChainRng) {
-    let (nu, n) = (net.unit(i).nu, net.n());
-    let sd = 1.0 / nu.sqrt();
-    for t in 0..n {
-        let u = net.unit(i);
-        let y = u.a[t] - u.res[t];
+    let sd = 1.0 / net.unit(i).nu.sqrt();
+    net.redraw_activations(i, 0..net.n(), |_, y| {
         let z: f64 = StandardNormal.sample(rng);
-        net.set_activation(i, t, y + sd * z);
-    }
+        y + sd * z
+    });
 }
 
 /// Fresh observed outputs of `m` new data points drawn from the network by ancestral sampling

@@ -340,38 +340,73 @@ impl Network {
     }
 
     /// Replace unit `id`'s N activations (pre-sigmoid), updating u, S_uu, its own residuals and
-    /// its children's.
+    /// its children's (values past N are ignored).
     pub fn set_activations(&mut self, id: usize, a: &[f64]) {
-        for (n, &x) in a.iter().enumerate().take(self.n) {
-            self.set_activation(id, n, x);
-        }
+        self.redraw_activations(id, 0..a.len().min(self.n), |t, _| a[t]);
     }
 
     /// Set a_in for one datum, updating u, S_uu and the residuals of unit i and its children.
     pub fn set_activation(&mut self, id: usize, n: usize, a: f64) {
-        let unit = self.unit_mut(id);
-        let u_new = eq::sigmoid(a);
-        let du = u_new - unit.u[n];
-        unit.res[n] += a - unit.a[n];
-        unit.suu += u_new * u_new - unit.u[n] * unit.u[n];
-        unit.a[n] = a;
-        unit.u[n] = u_new;
-        if du != 0.0 {
-            let children = std::mem::take(&mut unit.children);
-            for &c in &children {
-                let cu = self.unit_mut(c);
-                let w = cu
-                    .parents
-                    .iter()
-                    .find(|e| e.parent == id)
-                    .map_or(0.0, |e| e.weight);
-                cu.res[n] -= w * du;
-            }
-            self.unit_mut(id).children = children;
-        }
+        self.redraw_activations(id, n..n + 1, |_, _| a);
     }
 
-    /// Recompute every cache (u, S_uu, residuals) from a, W, γ, so rounding never accumulates.
+    /// W_ck of the edge `parent` → `child`, or 0 if there is none.
+    pub fn weight_of(&self, child: usize, parent: usize) -> f64 {
+        self.unit(child)
+            .parents
+            .iter()
+            .find(|e| e.parent == parent)
+            .map_or(0.0, |e| e.weight)
+    }
+
+    /// Set a_in of unit `id` for each datum n of `data` in turn to `next(n, y_in)`, with y_in its
+    /// current input (eq 1), updating u = σ(a), S_uu and the residuals of the unit and its
+    /// children datum by datum. The children's weights are looked up once, not once per datum.
+    /// `data` must lie within 0..N.
+    pub fn redraw_activations(
+        &mut self,
+        id: usize,
+        data: std::ops::Range<usize>,
+        mut next: impl FnMut(usize, f64) -> f64,
+    ) {
+        let children = std::mem::take(&mut self.unit_mut(id).children);
+        let mut kids: Vec<(f64, Vec<f64>)> = children
+            .iter()
+            .map(|&c| {
+                (
+                    self.weight_of(c, id),
+                    std::mem::take(&mut self.unit_mut(c).res),
+                )
+            })
+            .collect();
+        let unit = self.unit_mut(id);
+        let mut suu = unit.suu;
+        let (a, u, res) = (&mut unit.a, &mut unit.u, &mut unit.res);
+        for t in data {
+            let a_new = next(t, a[t] - res[t]);
+            let u_new = eq::sigmoid(a_new);
+            let du = u_new - u[t];
+            res[t] += a_new - a[t];
+            suu += u_new * u_new - u[t] * u[t];
+            a[t] = a_new;
+            u[t] = u_new;
+            if du != 0.0 {
+                for (w, r) in kids.iter_mut() {
+                    r[t] -= *w * du;
+                }
+            }
+        }
+        unit.suu = suu;
+        for (&c, (_, r)) in children.iter().zip(kids) {
+            self.unit_mut(c).res = r;
+        }
+        self.unit_mut(id).children = children;
+    }
+
+    /// Recompute the sums (S_uu, residuals) from a, u, W, γ, so rounding never accumulates. The
+    /// outputs u are not recomputed: every writer ([`Network::redraw_activations`], which the
+    /// other setters call, and the MTM) stores u = σ(a) itself, bit for bit the value σ(a) would
+    /// give again.
     ///
     /// Errors: a non-finite activation, weight, bias or precision, or ν ≤ 0
     /// ([`SamplerError::Numerical`], naming the unit and layer).
@@ -388,12 +423,8 @@ impl Network {
                     u.layer, u.gamma, u.nu
                 )));
             }
-            let mut s = 0.0;
-            for (uu, a) in u.u.iter_mut().zip(&u.a) {
-                *uu = eq::sigmoid(*a);
-                s += *uu * *uu;
-            }
-            u.suu = s;
+            // u needs no recomputing: every writer stores u = σ(a) exactly (bit for bit)
+            u.suu = u.u.iter().map(|x| x * x).fold(0.0, |s, x| s + x);
         }
         for &i in &ids {
             let mut res = std::mem::take(&mut self.unit_mut(i).res);
