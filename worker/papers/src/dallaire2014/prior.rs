@@ -134,7 +134,7 @@ pub fn simulate(
     let mut x = Vec::with_capacity(a.values.len());
     for (k, &v) in a.values.iter().enumerate() {
         let u = eq::sigmoid(v);
-        if !(u.abs() < 1.0) {
+        if u.is_nan() || u.abs() >= 1.0 {
             return Err(ParamError::new(
                 "sbc",
                 format!(
