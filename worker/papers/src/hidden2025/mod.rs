@@ -7,12 +7,15 @@
 //! parent sets, DAGs) by Gibbs steps with t fixed (Algorithms 2–4).
 //!
 //! The paper's folder has the shape of every paper: `datasets.rs` (discrete data and its
-//! contingency tables), `equations.rs`, `params.rs`, `samplers/`, `evaluation.rs`.
+//! contingency tables), `equations.rs`, `params.rs`, `samplers/`, `evaluation.rs`, and
+//! `prior.rs` (the prior draw and simulator of simulation-based calibration for Algorithms 1
+//! and 2, dataset kind `prior_predictive`).
 
 pub mod datasets;
 pub mod equations;
 pub mod evaluation;
 pub mod params;
+pub mod prior;
 pub mod samplers;
 
 use serde_json::Value;
@@ -102,5 +105,29 @@ impl Model for Hidden2025 {
             Method::Dags => Box::new(DagSampler::new(&d, &p, rng)?),
             Method::Dag => Box::new(DagGibbsSampler::new(&d, &p, rng)?),
         })
+    }
+
+    /// θ̃ for `method: mala` (t_j) or `edges` (t_j and the edge indicators) from eq 5 and the
+    /// Beta(c, d) edge prior ([`prior::sample_prior`]); ranked: `n_parents` (`edges`),
+    /// `t_0` … `t_{k−1}`, `z_0` … (`edges`).
+    fn sample_prior(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        rng: &mut ChainRng,
+    ) -> Result<crate::sbc::PriorDraw, ParamError> {
+        prior::sample_prior(params, dataset, rng)
+    }
+
+    /// Covariates iid uniform, the node from Dir(t_j) given its true parents
+    /// ([`prior::simulate`]).
+    fn simulate(
+        &self,
+        params: &Value,
+        dataset: &Value,
+        draw: &crate::sbc::PriorDraw,
+        rng: &mut ChainRng,
+    ) -> Result<Dataset, ParamError> {
+        prior::simulate(params, dataset, draw, rng)
     }
 }

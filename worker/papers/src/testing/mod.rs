@@ -1,7 +1,8 @@
 //! Paper-independent test harness (only with the `testing` feature): exact-enumeration
-//! goodness-of-fit checks ([`enumeration`]) and Geweke (2004) "getting it right" joint-distribution
-//! tests ([`geweke`]). The paper-specific parts (exact posteriors of tiny problems, prior
-//! simulators, statistics) live in each paper's integration-test module (`tests/<model>/`).
+//! goodness-of-fit checks ([`enumeration`]), Geweke (2004) "getting it right" joint-distribution
+//! tests ([`geweke`]) and in-process simulation-based calibration of a cell ([`sbc`]). The
+//! paper-specific parts (exact posteriors of tiny problems, prior simulators, statistics) live in
+//! each paper's integration-test module (`tests/<model>/`).
 //!
 //! The crate's own tests and benches get this module through the dev-dependency
 //! `causeway-papers = { path = ".", features = ["testing"] }`; release builds never compile it.
@@ -26,7 +27,9 @@
 pub mod checkpoint;
 pub mod enumeration;
 pub mod geweke;
+pub mod sbc;
 
 pub use checkpoint::assert_resumes_identically;
 pub use enumeration::{Exact, Gof, final_state_counts, gof, tv_distance};
 pub use geweke::{GewekeModel, GewekeReport, GewekeStat, geweke_test};
+pub use sbc::{SbcCheck, SbcPValues, sbc_p_values, worst_p_value};

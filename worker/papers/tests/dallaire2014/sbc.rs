@@ -13,65 +13,34 @@
 
 use causeway_papers::dallaire2014::Dallaire2014;
 use causeway_papers::registry::Model;
-use causeway_papers::sbc::uniformity::{chi_square, default_bins, ecdf_test};
-use causeway_papers::sbc::{SbcSpec, simulate_ranks};
-use causeway_papers::{
-    ChainRng, Dataset, RunSpec, Sampler, SamplerError, chain_rng, dataset_rng, stable_hash,
-};
+use causeway_papers::sbc::SbcSpec;
+use causeway_papers::testing::{SbcCheck, SbcPValues, sbc_p_values, worst_p_value};
+use causeway_papers::{ChainRng, Dataset, RunSpec, Sampler, SamplerError, dataset_rng};
 use serde_json::{Value, json};
 
-const SIMULATIONS: u64 = 200;
-const SPEC: SbcSpec = SbcSpec {
-    draws: 19,
-    thin: 315,
-};
-const RUN: RunSpec = RunSpec {
-    iterations: 8000,
-    burn_in: 2000,
-    thin: 1,
+const CHECK: SbcCheck = SbcCheck {
+    simulations: 200,
+    spec: SbcSpec {
+        draws: 19,
+        thin: 315,
+    },
+    run: RunSpec {
+        iterations: 8000,
+        burn_in: 2000,
+        thin: 1,
+    },
+    seed: 17,
+    ecdf_seed: 2014,
 };
 
-/// `(name, χ² p, ECDF p)` of each ranked scalar.
-fn sbc_p_values(params: &Value) -> Vec<(String, f64, f64)> {
+/// The two uniformity p-values of each ranked scalar.
+fn p_values(params: &Value) -> Vec<SbcPValues> {
     let dataset = json!({"kind": "prior_predictive", "d": 2, "n": 3});
-    let cell = stable_hash(
-        json!({"params": params, "dataset": dataset})
-            .to_string()
-            .as_bytes(),
-    );
     let make = |p: &Value,
                 d: &Dataset,
                 rng: &mut ChainRng|
      -> Result<Box<dyn Sampler>, SamplerError> { Dallaire2014.sampler(p, d, rng) };
-    let mut names = Vec::new();
-    let mut ranks: Vec<Vec<u64>> = Vec::new();
-    for s in 0..SIMULATIONS {
-        let (n, r) = simulate_ranks(
-            &Dallaire2014,
-            params,
-            &dataset,
-            SPEC,
-            &RUN,
-            (dataset_rng(17, cell, s), chain_rng(17, cell, s, 0)),
-            &make,
-        )
-        .unwrap();
-        names = n;
-        ranks.resize(r.len(), Vec::new());
-        for (acc, v) in ranks.iter_mut().zip(r) {
-            acc.push(v);
-        }
-    }
-    let bins = default_bins(SIMULATIONS as usize, SPEC.draws);
-    names
-        .into_iter()
-        .zip(ranks)
-        .map(|(name, r)| {
-            let chi = chi_square(&r, SPEC.draws, bins).p_value;
-            let ecdf = ecdf_test(&r, SPEC.draws, 0.95, 10_000, 2014).p_value;
-            (name, chi, ecdf)
-        })
-        .collect()
+    sbc_p_values(&Dallaire2014, params, &dataset, &CHECK, &make).unwrap()
 }
 
 fn params(prior: &str) -> Value {
@@ -79,29 +48,28 @@ fn params(prior: &str) -> Value {
            "observed_map": "identity", "precision_prior": {"shape": 2.0, "rate": 1.0}})
 }
 
-fn worst(p: &[(String, f64, f64)]) -> f64 {
-    p.iter().map(|(_, c, e)| c.min(*e)).fold(1.0, f64::min)
-}
-
 #[test]
 fn sbc_dallaire2014_ecibp_passes_and_the_printed_jump_prior_fails() {
-    let good = sbc_p_values(&params("ecibp"));
+    let good = p_values(&params("ecibp"));
     eprintln!("ecibp: {good:?}");
     assert_eq!(good.len(), 7, "counts (4) and the means of W, γ, ln ν");
-    assert!(worst(&good) >= 1e-3, "{good:?}");
+    assert!(worst_p_value(&good) >= 1e-3, "{good:?}");
     let mut bad = params("ecibp");
     bad["jump_prior"] = json!("paper");
-    let bad = sbc_p_values(&bad);
+    let bad = p_values(&bad);
     eprintln!("jump_prior: paper: {bad:?}");
-    assert!(worst(&bad) < 1e-3, "the broken kernel passed SBC: {bad:?}");
+    assert!(
+        worst_p_value(&bad) < 1e-3,
+        "the broken kernel passed SBC: {bad:?}"
+    );
 }
 
 #[test]
 fn sbc_dallaire2014_cibp_passes() {
-    let good = sbc_p_values(&params("cibp"));
+    let good = p_values(&params("cibp"));
     eprintln!("cibp: {good:?}");
     assert_eq!(good.len(), 6, "counts (3) and the means of W, γ, ln ν");
-    assert!(worst(&good) >= 1e-3, "{good:?}");
+    assert!(worst_p_value(&good) >= 1e-3, "{good:?}");
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod datasets;
 mod evaluation;
 mod mmle;
 mod samplers;
+mod sbc;
 mod scores_pgmpy;
 mod structures;
 

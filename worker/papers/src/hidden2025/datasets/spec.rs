@@ -1,5 +1,7 @@
 //! The `dataset` section of a HiDDeN experiment: one of `csv`, `bif_sample`, `metabric`,
-//! `sparse_counts` (Table 1), `two_dags` (Table 3), `two_parent_sets` (Tables 7–8). Parsed with
+//! `sparse_counts` (Table 1), `two_dags` (Table 3), `two_parent_sets` (Tables 7–8), and
+//! `prior_predictive` (simulation-based calibration only: its data are drawn by
+//! [`crate::hidden2025::prior`], and [`DatasetSpec::build`] refuses it). Parsed with
 //! [`parse_dataset`] (unknown keys refused, listing the allowed ones; paths `dataset.<key>`) and
 //! built with [`DatasetSpec::build`].
 //!
@@ -144,6 +146,24 @@ pub struct TwoParentSetsSpec {
     pub levels: LevelsMode,
 }
 
+/// `kind: prior_predictive`: only the shape of the data; the values are drawn from the prior of
+/// the cell's `params` (simulation-based calibration, an experiment's `sbc:` block; see
+/// [`crate::hidden2025::prior`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorPredictiveSpec {
+    /// Always `prior_predictive`.
+    pub kind: String,
+    /// n, the number of rows (≥ 1).
+    pub n: usize,
+    /// The variables' names, in column order (distinct; the node and its parents or candidates
+    /// must be among them).
+    pub columns: Vec<String>,
+    /// k, the number of levels of each variable, in the order of `columns` (each ≥ 2);
+    /// category labels `0`, `1`, ….
+    pub k: Vec<usize>,
+}
+
 fn default_max_levels() -> usize {
     DEFAULT_MAX_LEVELS
 }
@@ -181,11 +201,13 @@ pub enum DatasetSpec {
     TwoDags(TwoDagsSpec),
     /// Tables 7–8's generator.
     TwoParentSets(TwoParentSetsSpec),
+    /// The shape of SBC's simulated data.
+    PriorPredictive(PriorPredictiveSpec),
 }
 
 /// The allowed `kind` values.
 pub const DATASET_KINDS: &str =
-    "csv, bif_sample, metabric, sparse_counts, two_dags, two_parent_sets";
+    "csv, bif_sample, metabric, sparse_counts, two_dags, two_parent_sets, prior_predictive";
 
 /// Parse and range-check a `dataset` section (paths start with `dataset`).
 pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
@@ -234,6 +256,31 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
             levels_max("dataset.k2", s.k2)?;
             Ok(DatasetSpec::TwoParentSets(s))
         }
+        "prior_predictive" => {
+            let s: PriorPredictiveSpec = parse("dataset", v)?;
+            rows("dataset.n", s.n)?;
+            if s.k.len() != s.columns.len() {
+                return Err(ParamError::new(
+                    "dataset.k",
+                    format!(
+                        "{} values for {} columns: give one k per column",
+                        s.k.len(),
+                        s.columns.len()
+                    ),
+                ));
+            }
+            for (i, &k) in s.k.iter().enumerate() {
+                levels_max(&format!("dataset.k[{i}]"), k)?;
+            }
+            if let Some(i) = (0..s.columns.len()).find(|&i| s.columns[..i].contains(&s.columns[i]))
+            {
+                return Err(ParamError::new(
+                    format!("dataset.columns[{i}]"),
+                    format!("`{}` is repeated", s.columns[i]),
+                ));
+            }
+            Ok(DatasetSpec::PriorPredictive(s))
+        }
         other => Err(ParamError::new(
             "dataset.kind",
             format!("unknown kind {other:?}: allowed values are {DATASET_KINDS}"),
@@ -249,7 +296,8 @@ impl DatasetSpec {
 
     /// The data and the known true CPTs (see the module docs), deterministic given `rng` (which
     /// only synthetic kinds and `bif_sample` use). Errors name the YAML key and, for files, the
-    /// file, line and column or variable.
+    /// file, line and column or variable; `prior_predictive` is refused (its data come from
+    /// [`crate::sbc::build_dataset`]).
     pub fn discrete(
         &self,
         ctx: &DataContext,
@@ -290,6 +338,13 @@ impl DatasetSpec {
             DatasetSpec::TwoParentSets(s) => {
                 let g = two_parent_sets(s.n, s.k1, s.k2, s.g_true, s.levels, rng);
                 (g.data, g.truth)
+            }
+            DatasetSpec::PriorPredictive(_) => {
+                return Err(ParamError::new(
+                    "dataset.kind",
+                    "prior_predictive data are drawn from the prior of params: use it in an \
+                     experiment with an sbc: block",
+                ));
             }
         })
     }

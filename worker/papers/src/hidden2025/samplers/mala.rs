@@ -13,7 +13,7 @@ use crate::seed::ChainRng;
 
 /// log of a Gamma(shape, 1) draw, accurate for tiny shapes: for shape < 1 it uses
 /// G(a) = G(a + 1) · U^{1/a}, so log G = log G(a + 1) + log U / a never underflows.
-fn log_gamma_draw(shape: f64, rng: &mut ChainRng) -> Result<f64, SamplerError> {
+pub(crate) fn log_gamma_draw(shape: f64, rng: &mut ChainRng) -> Result<f64, SamplerError> {
     let bump = shape < 1.0;
     let g = Gamma::new(if bump { shape + 1.0 } else { shape }, 1.0)
         .map_err(|e| SamplerError::Numerical(format!("Gamma({shape}, 1): {e}")))?;
