@@ -4,6 +4,7 @@
 #   make test                      the test suite (what CI runs)
 #   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, diagnostics)
 #   make nightly BASELINE=DIR      every quick profile into runs/nightly/<date>/, checked against DIR (issue 18)
+#   make false-alarms EXPERIMENTS=…  20 chain-seed pairs per experiment, checked --statistical --alpha 0.05 (issue 18 §4)
 #   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
 
 PROFILE ?= quick
@@ -11,7 +12,7 @@ CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test test-slurm reproduce nightly bench arviz-venv fmt lint clean
+.PHONY: all build test test-slurm reproduce nightly false-alarms bench arviz-venv fmt lint clean
 
 all: build
 
@@ -35,6 +36,11 @@ nightly:
 	@test -n "$(BASELINE)" || { echo "usage: make nightly BASELINE=runs/nightly/<earlier date>"; exit 2; }
 	$(MAKE) build
 	CAUSEWAY=$(CAUSEWAY) EXPERIMENTS="$(EXPERIMENTS)" bash bench/nightly/nightly.sh $(BASELINE)
+
+# How often the statistical check fails two runs that differ only in --chain-seed
+# (bench/nightly/false_alarms.sh; PAIRS=20 ALPHA=0.05 by default).
+false-alarms: build
+	CAUSEWAY=$(CAUSEWAY) bash bench/nightly/false_alarms.sh $(EXPERIMENTS)
 
 # --workspace (and --all-targets in build) everywhere: one package alone, or no dev-dependencies,
 # unifies features differently and rebuilds polars.
