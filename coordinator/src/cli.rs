@@ -1,7 +1,7 @@
 //! The `causeway` command line.
 //!
 //! ```text
-//! causeway run FILE [--profile quick|paper] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR]
+//! causeway run FILE [--profile quick|paper|until] [--out DIR] [--local-workers N] [--workers LIST] [--data-dir DIR]
 //!              [--listen ADDR [--advertise URL]] [--max-attempts N] [--lease-timeout SECS]
 //!              [--checkpoint-every SECS] [--checkpoint-iterations N] [--chain-seed N] [SECURITY]
 //! causeway worker --listen ADDR [--advertise HOST:PORT] [--coordinator URL] [--slots N] [SECURITY]
@@ -10,7 +10,7 @@
 //! causeway check RUN_DIR --baseline RUN_DIR|YAML|CSV [--rtol X] [--atol X]
 //!                [--statistical [--alpha A] [--correction holm|bh] [--strict]] [--junit FILE]
 //! causeway check RUN_DIR --against-paper
-//! causeway validate FILE [--profile quick|paper]
+//! causeway validate FILE [--profile quick|paper|until]
 //! causeway report RUN_DIR
 //! causeway diagnose FILE [--format json|table]
 //! causeway kl P.csv Q.csv [--k K] [--standardize-by T.csv] [--format json|table]
@@ -348,7 +348,16 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                 plan.profile.as_str(),
                 opts.out.display()
             );
-            let summary = runtime()?.block_on(runner::run(&plan, &opts))?;
+            let summary = match plan.until {
+                Some((u, _)) => {
+                    eprintln!(
+                        "until: R-hat ≤ {}, ESS bulk ≥ {}, ESS tail ≥ {}; at most {} iterations × {} chains",
+                        u.rhat, u.ess_bulk, u.ess_tail, u.max_iterations, u.max_chains
+                    );
+                    runtime()?.block_on(crate::until::run_until(&plan, &opts))?
+                }
+                None => runtime()?.block_on(runner::run(&plan, &opts))?,
+            };
             if summary.interrupted {
                 let done = summary.total - summary.failed.len();
                 eprintln!(
@@ -443,6 +452,11 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Status { run_dir } => {
             let s = store::status(&run_dir)?;
             emit(&store::render_status(&s))?;
+            // A convergence-driven run: its rounds (manifest.json's `until` record).
+            let rd = causeway_results::rundir::RunDir::open(&run_dir);
+            if let Some(u) = rd.read_manifest().ok().and_then(|m| m.until) {
+                emit(&crate::until::render_rounds(&u))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate {

@@ -7,7 +7,7 @@
 //! seed: 2006                  # base seed of every chain and dataset
 //! chains: 4                   # chains per cell and replicate
 //! replicates: 10              # dataset replications
-//! run: {iterations: 500, burn_in: 100, thin: 1}
+//! run: {iterations: 500, burn_in: 100, thin: 1}   # burn_in: 0.2 is a fraction of iterations
 //! data_dir: ../../data        # real datasets, relative to this file (default ../../data)
 //! params: {...}               # the model's parameters shared by every cell
 //! dataset: {...}              # the dataset spec shared by every cell
@@ -21,11 +21,14 @@
 //! reported: {...}             # the paper's values, shown beside ours
 //! sbc: {simulations: 1000, draws: 100, thin: auto}  # optional: simulation-based calibration
 //!                             # (experiment/sbc.rs: one replicate per simulation, chains: 1)
+//! until: {rhat: 1.01, ess_bulk: 400, ess_tail: 400, max_iterations: 200000, max_chains: 16}
+//!                             # optional: run in rounds until converged (experiment/until.rs)
 //! checks:                     # optional: cells `causeway check RUN --baseline FILE` compares
 //!   - {table: synthetic_summary, row: smc, column: accuracy, expected: 0.985, tolerance: 0.1}
-//! profiles:                   # overrides of the keys above; both profiles are required
+//! profiles:                   # overrides of the keys above; quick and paper are required
 //!   quick: {replicates: 2}
 //!   paper: {}
+//!   until: {until: {...}}     # optional: `--profile until`
 //! ```
 //! Every error names the file, line and column, and the allowed values where there is a set.
 
@@ -33,9 +36,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use causeway_papers::{DataContext, ParamError, RunSpec, dataset_rng, registry, stable_hash};
+use causeway_papers::{DataContext, RunSpec, dataset_rng, registry, stable_hash};
 use causeway_proto::wire::CODE_VERSION;
-use causeway_results::check::{Expected, ExpectedValue};
+use causeway_results::check::Expected;
 use causeway_results::rundir::{CellRecord, Manifest};
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
@@ -45,9 +48,12 @@ pub use crate::positions::Positions;
 mod checks;
 mod jobs;
 mod sbc;
-use checks::{check_name, check_report_and_monitor, non_finite};
+mod until;
+use causeway_results::until::Criterion;
+use checks::{check_name, check_report_and_monitor, checks, located, non_finite};
 use jobs::expand_jobs;
 use sbc::SbcBlock;
+use until::{BurnIn, UntilBlock};
 
 /// An experiment-file error, located in the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +82,8 @@ impl std::error::Error for ExperimentError {}
 pub enum ProfileName {
     Quick,
     Paper,
+    /// A file's optional convergence-driven profile (`profiles.until`, issue 13 §2).
+    Until,
 }
 
 impl ProfileName {
@@ -83,6 +91,7 @@ impl ProfileName {
         match self {
             ProfileName::Quick => "quick",
             ProfileName::Paper => "paper",
+            ProfileName::Until => "until",
         }
     }
 }
@@ -102,7 +111,7 @@ struct ExperimentFile {
     chains: u64,
     #[serde(default = "one")]
     replicates: u64,
-    run: RunSpec,
+    run: RunYaml,
     #[serde(default)]
     data_dir: Option<String>,
     #[serde(default)]
@@ -123,7 +132,20 @@ struct ExperimentFile {
     checkpoint_every: Option<CheckpointEvery>,
     #[serde(default)]
     sbc: Option<SbcBlock>,
+    #[serde(default)]
+    until: Option<UntilBlock>,
     profiles: Profiles,
+}
+
+/// `run:` as written: `burn_in` may be a fraction (see [`BurnIn`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunYaml {
+    iterations: u64,
+    #[serde(default)]
+    burn_in: BurnIn,
+    #[serde(default = "one")]
+    thin: u64,
 }
 
 /// `checkpoint_every: {seconds: S, iterations: N}`: when a running chain saves a checkpoint
@@ -166,6 +188,8 @@ struct Grid {
 struct Profiles {
     quick: Profile,
     paper: Profile,
+    #[serde(default)]
+    until: Option<Profile>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -178,13 +202,14 @@ struct Profile {
     dataset: Option<Mapping>,
     grid: Option<Grid>,
     sbc: Option<SbcBlock>,
+    until: Option<UntilBlock>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RunOverride {
     iterations: Option<u64>,
-    burn_in: Option<u64>,
+    burn_in: Option<BurnIn>,
     thin: Option<u64>,
 }
 
@@ -212,6 +237,9 @@ pub struct Plan {
     pub checks: Vec<Expected>,
     /// The YAML's `checkpoint_every:` (all `None` when absent: the runner's defaults).
     pub checkpoint_every: CheckpointEvery,
+    /// The `until:` criterion and caps of a convergence-driven run (`crate::until`), with
+    /// `run.burn_in` as a fraction when the YAML gives one.
+    pub until: Option<(Criterion, Option<f64>)>,
     /// What the run directory records of the plan (`manifest.json`): name, seed, monitored
     /// scalars, report kinds, the papers' values, every cell and every chain with its seed.
     /// Built once here; `causeway run` writes it as it is, adding the code versions.
@@ -288,17 +316,23 @@ pub fn plan_from_str(
     let prof = match profile {
         ProfileName::Quick => &ef.profiles.quick,
         ProfileName::Paper => &ef.profiles.paper,
+        ProfileName::Until => ef.profiles.until.as_ref().ok_or_else(|| {
+            ctx.err_at(
+                "profiles",
+                "profile `until` is not defined in this file: allowed values are quick, paper",
+            )
+        })?,
     };
     let pp = format!("profiles.{}", profile.as_str());
 
     // Merge the profile over the base.
     let chains = prof.chains.unwrap_or(ef.chains);
     let replicates = prof.replicates.unwrap_or(ef.replicates);
-    let mut run = ef.run;
+    let mut run_yaml = ef.run.clone();
     if let Some(r) = &prof.run {
-        run.iterations = r.iterations.unwrap_or(run.iterations);
-        run.burn_in = r.burn_in.unwrap_or(run.burn_in);
-        run.thin = r.thin.unwrap_or(run.thin);
+        run_yaml.iterations = r.iterations.unwrap_or(run_yaml.iterations);
+        run_yaml.burn_in = r.burn_in.unwrap_or(run_yaml.burn_in);
+        run_yaml.thin = r.thin.unwrap_or(run_yaml.thin);
     }
     let count_path = |key: &str| {
         if pos.get(&format!("{pp}.{key}")).is_some() {
@@ -306,6 +340,14 @@ pub fn plan_from_str(
         } else {
             key.to_string()
         }
+    };
+    let run = RunSpec {
+        iterations: run_yaml.iterations,
+        burn_in: run_yaml
+            .burn_in
+            .of(run_yaml.iterations)
+            .map_err(|e| ctx.err_at(&count_path("run.burn_in"), e))?,
+        thin: run_yaml.thin,
     };
     if chains == 0 {
         return Err(ctx.err_at(&count_path("chains"), "chains must be at least 1"));
@@ -353,6 +395,9 @@ pub fn plan_from_str(
     let sbc = sbc::resolve(&ctx, &ef, prof, &pp, &run, chains)?;
     sbc::check_report(&ctx, &ef.report, sbc.is_some())?;
     let replicates = sbc.map_or(replicates, |s| s.simulations);
+    let until = until::resolve(&ctx, &ef, prof, &pp, &run, chains, sbc.is_some())?;
+    // A convergence-driven run lists every chain a group may run (up to `max_chains`).
+    let job_chains = until.map_or(chains, |u| u.max_chains);
     let mut params = Value::Mapping(ef.params.clone());
     let mut dataset = Value::Mapping(ef.dataset.clone());
     let mut origins: HashMap<String, String> = HashMap::new();
@@ -475,14 +520,14 @@ pub fn plan_from_str(
         .ok_or_else(|| ctx.err_at("grid", format!("the grid has more than {MAX_CELLS} cells")))?;
     let n_chains = (n_cells as u64)
         .checked_mul(replicates)
-        .and_then(|n| n.checked_mul(chains))
+        .and_then(|n| n.checked_mul(job_chains))
         .filter(|&n| n <= MAX_CHAINS);
     if n_chains.is_none() {
         // Point at the largest factor the file writes (a missing `replicates:` used to send
         // the error to line 1): the grid, or the `replicates:` or `chains:` line.
         let written = |path: &str| pos.get(path).is_some();
         let mut factors: Vec<(u64, String)> = vec![(n_cells as u64, "grid".to_string())];
-        for (n, key) in [(replicates, "replicates"), (chains, "chains")] {
+        for (n, key) in [(replicates, "replicates"), (job_chains, "chains")] {
             let path = count_path(key);
             if written(&path) {
                 factors.push((n, path));
@@ -496,7 +541,7 @@ pub fn plan_from_str(
         return Err(ctx.err_at(
             &at,
             format!(
-                "{n_cells} cells × {replicates} replicates × {chains} chains is more than \
+                "{n_cells} cells × {replicates} replicates × {job_chains} chains is more than \
                  {MAX_CHAINS} chains in all"
             ),
         ));
@@ -611,7 +656,12 @@ pub fn plan_from_str(
     check_report_and_monitor(&ctx, &ef, model)?;
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
-    let jobs = expand_jobs(&cells, ef.chain_seed.unwrap_or(ef.seed), replicates, chains);
+    let jobs = expand_jobs(
+        &cells,
+        ef.chain_seed.unwrap_or(ef.seed),
+        replicates,
+        job_chains,
+    );
     let mut report = ef.report;
     if sbc.is_some() && !report.iter().any(|r| r == sbc::REPORT) {
         report.push(sbc::REPORT.to_string());
@@ -626,6 +676,7 @@ pub fn plan_from_str(
         data_dir,
         checks,
         checkpoint_every,
+        until: until.map(|u| (u, run_yaml.burn_in.fraction())),
         manifest: Manifest {
             name: ef.name,
             description: ef.description,
@@ -640,73 +691,9 @@ pub fn plan_from_str(
             reported,
             cells,
             jobs,
+            until: None,
         },
     })
-}
-
-/// Validate the `checks:` entries (scalars only, a finite tolerance ≥ 0).
-fn checks(ctx: &Ctx<'_>, entries: &[CheckEntry]) -> Result<Vec<Expected>, ExperimentError> {
-    let scalar = |v: &Value, ypath: &str| -> Result<String, ExperimentError> {
-        match v {
-            Value::String(s) => Ok(s.clone()),
-            Value::Number(n) => Ok(n.to_string()),
-            Value::Bool(b) => Ok(b.to_string()),
-            _ => Err(ctx.err_at(ypath, "must be a number or a string")),
-        }
-    };
-    let mut out = Vec::with_capacity(entries.len());
-    for (i, c) in entries.iter().enumerate() {
-        let at = |key: &str| format!("checks[{i}].{key}");
-        if c.table.is_empty() {
-            return Err(ctx.err_at(&at("table"), "table must name a file under tables/"));
-        }
-        if !(c.tolerance.is_finite() && c.tolerance >= 0.0) {
-            return Err(ctx.err_at(&at("tolerance"), "tolerance must be a finite number ≥ 0"));
-        }
-        let expected = match &c.expected {
-            Value::Number(n) => match n.as_f64() {
-                Some(x) if x.is_finite() => ExpectedValue::Number(x),
-                _ => return Err(ctx.err_at(&at("expected"), "expected must be finite")),
-            },
-            other => ExpectedValue::Text(scalar(other, &at("expected"))?),
-        };
-        out.push(Expected {
-            table: c.table.clone(),
-            row: scalar(&c.row, &at("row"))?,
-            column: c.column.clone(),
-            expected,
-            tolerance: c.tolerance,
-        });
-    }
-    Ok(out)
-}
-
-/// Map a model's ParamError (a cell path) back to where its value was written.
-fn located(
-    ctx: &Ctx<'_>,
-    origins: &HashMap<String, String>,
-    e: ParamError,
-    axes: &serde_json::Map<String, serde_json::Value>,
-) -> ExperimentError {
-    // The longest prefix of the path that came from an axis or a profile override wins;
-    // otherwise the base section.
-    let mut p = e.path.clone();
-    let yaml_path = loop {
-        if let Some(o) = origins.get(&p) {
-            let rest = &e.path[p.len()..];
-            break format!("{o}{rest}");
-        }
-        match p.rfind(['.', '[']) {
-            Some(cut) => p.truncate(cut),
-            None => break e.path.clone(),
-        }
-    };
-    let mut msg = format!("{}: {}", e.path, e.message);
-    if !axes.is_empty() {
-        let cell: Vec<String> = axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        msg.push_str(&format!(" (in the grid cell {})", cell.join(", ")));
-    }
-    ctx.err_at(&yaml_path, msg)
 }
 
 fn check_axis_key(ctx: &Ctx<'_>, key: &str, ypath: &str) -> Result<(), ExperimentError> {

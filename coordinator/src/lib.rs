@@ -17,3 +17,4 @@ pub mod score;
 pub mod security_args;
 pub mod status;
 pub mod store;
+pub mod until;

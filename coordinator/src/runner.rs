@@ -26,6 +26,7 @@ use crate::eta::CostEstimate;
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
 use crate::store::{self, Event, JobState, JobStatus, JobStore};
+use crate::until::Round;
 
 /// Where chains run.
 #[derive(Debug, Clone)]
@@ -81,6 +82,9 @@ pub struct RunOptions {
     /// Token and TLS for remote and registered workers and for the `--listen` service
     /// (`Security::default()`: local mode, loopback only). Local workers never need it.
     pub security: causeway_proto::auth::Security,
+    /// A round of a convergence-driven run ([`crate::until`]): which chains run, to how many
+    /// iterations, and from which end states. `None`: every chain, to `run.iterations`.
+    pub round: Option<Arc<Round>>,
 }
 
 impl RunOptions {
@@ -96,6 +100,7 @@ impl RunOptions {
             handle_signals: false,
             stop: None,
             security: Default::default(),
+            round: None,
         }
     }
 }
@@ -149,6 +154,7 @@ fn job_builder(
     plan: &Plan,
     jobs: Arc<Vec<JobRecord>>,
     data: &Shipped,
+    round: Option<Arc<Round>>,
 ) -> anyhow::Result<JobBuilder> {
     struct CellWire {
         model: String,
@@ -180,7 +186,10 @@ fn job_builder(
             job_id: j.job_id.clone(),
             model: c.model.clone(),
             params_json: c.params_json.clone(),
-            run_json: c.run_json.clone(),
+            run_json: round
+                .as_ref()
+                .and_then(|r| r.run_json(i))
+                .unwrap_or_else(|| c.run_json.clone()),
             seed: Some(Seed {
                 base_seed: j.seed.base_seed,
                 cell: j.seed.cell,
@@ -196,6 +205,7 @@ fn job_builder(
             resume: None,
             checkpoint_iterations: 0,
             checkpoint_seconds: 0.0,
+            checkpoint_at_end: round.is_some(),
         }
     }))
 }
@@ -389,13 +399,14 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     drop(job_ids);
     write_manifest(plan, &rd, &opts.out, old.as_ref())?;
     let shipped = build_datasets(plan, model, &rd)?;
-    let build = job_builder(plan, jobs.clone(), &shipped)?;
+    let round = opts.round.clone();
+    let build = job_builder(plan, jobs.clone(), &shipped, round.clone())?;
     drop(shipped);
 
     // The job table, reconciled with the result files already on disk (after removing what a
     // killed writer left half-written: this process holds the directory's lock).
     rd.remove_partial_files()?;
-    let pending = {
+    let mut pending = {
         let chains = file_names(&opts.out.join("chains"));
         let timing = file_names(&opts.out.join("timing"));
         table.reconcile(|i| {
@@ -413,11 +424,16 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                         false
                     }
                 }
+                && round.as_ref().is_none_or(|r| r.stored_at_target(&rd, i))
         })?
     };
+    pending.retain(|&i| round.as_ref().is_none_or(|r| r.active(i)));
     let skipped = jobs.len() - pending.len();
     let n_pending = pending.len();
-    let checkpoints = stored_checkpoints(&table, &pending, &jobs)?;
+    let mut checkpoints = stored_checkpoints(&table, &pending, &jobs)?;
+    if let Some(r) = &round {
+        r.end_states(&table, &rd, &pending, &mut checkpoints)?;
+    }
     if !checkpoints.is_empty() {
         eprintln!(
             "{} chains resume from their checkpoints (iterations done: {})",
@@ -592,12 +608,22 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 }
                 bar.inc(1);
             }
-            Outcome::Checkpoint { index, checkpoint } => writer.checkpoint(
-                index,
-                checkpoint.iteration,
-                checkpoint.code_version.clone(),
-                checkpoint.encode_to_vec(),
-            ),
+            Outcome::Checkpoint { index, checkpoint } => {
+                if let Some(end) = round.as_ref().and_then(|r| r.end_state(index, &checkpoint)) {
+                    writer.end_state(
+                        index,
+                        end.iteration,
+                        end.code_version.clone(),
+                        end.encode_to_vec(),
+                    );
+                }
+                writer.checkpoint(
+                    index,
+                    checkpoint.iteration,
+                    checkpoint.code_version.clone(),
+                    checkpoint.encode_to_vec(),
+                )
+            }
             Outcome::Row(ev) => {
                 if let Event::Failed {
                     index,
@@ -664,9 +690,12 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     for s in stops {
         let _ = s.send(());
     }
+    // A convergence-driven run's chains not yet called for are pending, not failed.
     let failed: Vec<JobStatus> = statuses
         .into_iter()
-        .filter(|s| s.state != JobState::Done)
+        .enumerate()
+        .filter(|(i, s)| s.state != JobState::Done && round.as_ref().is_none_or(|r| r.active(*i)))
+        .map(|(_, s)| s)
         .collect();
     if opts.report
         && !interrupted
@@ -721,56 +750,4 @@ pub fn default_out(plan: &Plan) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn manifest(code_version: &str, code_versions: &[&str]) -> Manifest {
-        Manifest {
-            name: "m".into(),
-            description: String::new(),
-            profile: "quick".into(),
-            code_version: code_version.into(),
-            code_versions: code_versions.iter().map(|s| s.to_string()).collect(),
-            base_seed: 1,
-            chain_seed: None,
-            experiment_file: "e.yaml".into(),
-            monitor: vec![],
-            report: vec![],
-            reported: serde_json::Value::Null,
-            cells: vec![],
-            jobs: vec![],
-        }
-    }
-
-    #[test]
-    fn resumed_runs_keep_every_code_version() {
-        // Same version: nothing added.
-        assert_eq!(
-            code_versions_after_resume(&manifest("a", &["a"]), "a"),
-            ["a"]
-        );
-        // An upgrade between runs is recorded, oldest first.
-        assert_eq!(
-            code_versions_after_resume(&manifest("a", &["a"]), "b"),
-            ["a", "b"]
-        );
-        // Back to an older version after an upgrade: listed again, in order.
-        assert_eq!(
-            code_versions_after_resume(&manifest("b", &["a", "b"]), "a"),
-            ["a", "b", "a"]
-        );
-        // A manifest written before the list existed: its single version comes first.
-        assert_eq!(
-            code_versions_after_resume(&manifest("a", &[]), "b"),
-            ["a", "b"]
-        );
-    }
-
-    #[test]
-    fn manifests_without_the_list_still_load() {
-        let mut v = serde_json::to_value(manifest("a", &["a"])).expect("serialize");
-        v.as_object_mut().expect("object").remove("code_versions");
-        let m: Manifest = serde_json::from_value(v).expect("old manifest loads");
-        assert!(m.code_versions.is_empty());
-    }
-}
+mod tests;

@@ -239,6 +239,13 @@ impl JobStore {
                 checkpoint BLOB NOT NULL,
                 saved REAL NOT NULL
             );
+            CREATE TABLE IF NOT EXISTS ends (
+                idx INTEGER PRIMARY KEY,
+                iteration INTEGER NOT NULL,
+                code_version TEXT NOT NULL,
+                checkpoint BLOB NOT NULL,
+                saved REAL NOT NULL
+            );
             CREATE TABLE IF NOT EXISTS resumes (
                 idx INTEGER NOT NULL,
                 attempt INTEGER NOT NULL,
@@ -397,9 +404,20 @@ impl JobStore {
     /// every row since iteration 1. A done chain's checkpoint is deleted when its result is
     /// stored.
     pub fn checkpoints(&self, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
+        self.blobs("checkpoints", jobs)
+    }
+
+    /// The end state of each of `jobs` that has one (convergence-driven runs, issue 13 §2): the
+    /// encoded `ChainCheckpoint` saved after the chain's last iteration, without rows (they are
+    /// in the chain's files). Kept after the chain is done; replaced when it is extended.
+    pub fn ends(&self, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
+        self.blobs("ends", jobs)
+    }
+
+    fn blobs(&self, table: &str, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
         let mut st = self
             .conn
-            .prepare("SELECT checkpoint FROM checkpoints WHERE idx = ?1")
+            .prepare(&format!("SELECT checkpoint FROM {table} WHERE idx = ?1"))
             .map_err(self.sq())?;
         let mut out = HashMap::new();
         for &i in jobs {
@@ -471,12 +489,13 @@ pub(crate) fn select_statuses(
 
 enum Msg {
     Event(Event),
-    /// Replace job `index`'s stored checkpoint.
+    /// Replace job `index`'s stored checkpoint (`end`: its end state, table `ends`).
     Checkpoint {
         index: usize,
         iteration: u64,
         code_version: String,
         bytes: Vec<u8>,
+        end: bool,
     },
     Flush(mpsc::Sender<()>),
 }
@@ -499,11 +518,29 @@ impl Writer {
     /// `ChainCheckpoint`, with every row since iteration 1. It replaces the previous one in the
     /// same transaction, so a kill at any moment leaves one whole checkpoint or the previous.
     pub fn checkpoint(&self, index: usize, iteration: u64, code_version: String, bytes: Vec<u8>) {
+        self.send_checkpoint(index, iteration, code_version, bytes, false);
+    }
+
+    /// Queue job `index`'s end state (never blocks): the encoded `ChainCheckpoint` after its
+    /// last iteration, without rows, kept in table `ends` once the chain is done.
+    pub fn end_state(&self, index: usize, iteration: u64, code_version: String, bytes: Vec<u8>) {
+        self.send_checkpoint(index, iteration, code_version, bytes, true);
+    }
+
+    fn send_checkpoint(
+        &self,
+        index: usize,
+        iteration: u64,
+        code: String,
+        bytes: Vec<u8>,
+        end: bool,
+    ) {
         let m = Msg::Checkpoint {
             index,
             iteration,
-            code_version,
+            code_version: code,
             bytes,
+            end,
         };
         if self.tx.send(m).is_err() {
             tracing::error!("the job table's writer has stopped; a checkpoint was not stored");
@@ -653,6 +690,10 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
              SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS \
              (SELECT 1 FROM jobs WHERE idx = ?1 AND state = 'done')",
         )?;
+        let mut save_end = tx.prepare_cached(
+            "INSERT OR REPLACE INTO ends (idx, iteration, code_version, checkpoint, saved) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
         let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
         let mut resumed = tx.prepare_cached(
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
@@ -697,8 +738,10 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                     iteration,
                     code_version,
                     bytes,
+                    end,
                 } => {
-                    save.execute(params![
+                    let stmt = if *end { &mut save_end } else { &mut save };
+                    stmt.execute(params![
                         *index as i64,
                         *iteration as i64,
                         code_version,

@@ -12,4 +12,5 @@ mod integrity;
 mod sbc;
 mod score_cli;
 mod statistical_check;
+mod until;
 mod yaml_errors;

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_causeway");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_causeway");
 const CHAINS: usize = 24;
 
 /// A fig3-style grid: 3 cells × 2 replicates × 4 chains, each chain a fraction of a second.
@@ -78,13 +78,13 @@ fn yaml_file(dir: &Path) -> PathBuf {
     write_yaml(dir, YAML)
 }
 
-fn write_yaml(dir: &Path, text: &str) -> PathBuf {
+pub(crate) fn write_yaml(dir: &Path, text: &str) -> PathBuf {
     let p = dir.join("durable.yaml");
     std::fs::write(&p, text).expect("write yaml");
     p
 }
 
-fn run_cmd(yaml: &Path, out: &Path, extra: &[&str]) -> Command {
+pub(crate) fn run_cmd(yaml: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c = Command::new(BIN);
     c.arg("run")
         .arg(yaml)
@@ -97,7 +97,7 @@ fn run_cmd(yaml: &Path, out: &Path, extra: &[&str]) -> Command {
     c
 }
 
-fn check(out: &Output, what: &str) {
+pub(crate) fn check(out: &Output, what: &str) {
     assert!(
         out.status.success(),
         "{what} failed ({:?}):\n{}",
@@ -199,7 +199,7 @@ fn assert_n_done_once(dir: &Path, chains: usize) -> Vec<(String, String, u32, St
     rows
 }
 
-fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
     let t = Instant::now();
     while !cond() {
         assert!(t.elapsed() < timeout, "timed out waiting for {what}");
@@ -624,7 +624,7 @@ fn a_worker_with_a_wrong_token_says_so_and_exits_non_zero() {
 }
 
 /// A single number from the live job table (read-only, while the coordinator writes).
-fn query_f64(dir: &Path, sql: &str) -> Option<f64> {
+pub(crate) fn query_f64(dir: &Path, sql: &str) -> Option<f64> {
     let conn = rusqlite::Connection::open_with_flags(
         dir.join("jobs.sqlite"),
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,

@@ -8,3 +8,4 @@ pub mod check_stats;
 pub mod diagnostics;
 pub mod report;
 pub mod rundir;
+pub mod until;

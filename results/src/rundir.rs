@@ -131,7 +131,12 @@ pub struct Manifest {
     /// The papers' reported values, as written in the YAML, for side-by-side tables.
     pub reported: serde_json::Value,
     pub cells: Vec<CellRecord>,
+    /// Every chain the run may run; in a convergence-driven run, also the chains a group only
+    /// runs if it needs more (`until.max_chains`): a chain without files was not run.
     pub jobs: Vec<JobRecord>,
+    /// The `until:` block and its rounds (issue 13 §2); absent for a run of fixed length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<crate::until::UntilRecord>,
 }
 
 impl Manifest {

@@ -1,10 +1,13 @@
 //! Checks of an experiment file beyond its schema: the run name, the report kinds and monitored
 //! scalars against the registries, and numbers JSON cannot hold.
 
+use std::collections::HashMap;
+
 use serde_yaml::Value;
 
-use super::{Ctx, ExperimentError, ExperimentFile, key_str};
-use causeway_papers::registry;
+use super::{CheckEntry, Ctx, ExperimentError, ExperimentFile, key_str};
+use causeway_papers::{ParamError, registry};
+use causeway_results::check::{Expected, ExpectedValue};
 
 /// Refuse a `report:` kind that causeway does not know or that reads another model's runs, and a
 /// `monitor:` scalar the model does not trace, naming the YAML position and the allowed values.
@@ -81,5 +84,94 @@ pub(super) fn non_finite(v: &Value, path: &str) -> Option<String> {
             .find_map(|(k, x)| non_finite(x, &format!("{path}.{}", key_str(k)))),
         Value::Tagged(t) => non_finite(&t.value, path),
         _ => None,
+    }
+}
+
+/// Validate the `checks:` entries (scalars only, a finite tolerance ≥ 0).
+pub(super) fn checks(
+    ctx: &Ctx<'_>,
+    entries: &[CheckEntry],
+) -> Result<Vec<Expected>, ExperimentError> {
+    let scalar = |v: &Value, ypath: &str| -> Result<String, ExperimentError> {
+        match v {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            _ => Err(ctx.err_at(ypath, "must be a number or a string")),
+        }
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, c) in entries.iter().enumerate() {
+        let at = |key: &str| format!("checks[{i}].{key}");
+        if c.table.is_empty() {
+            return Err(ctx.err_at(&at("table"), "table must name a file under tables/"));
+        }
+        if !(c.tolerance.is_finite() && c.tolerance >= 0.0) {
+            return Err(ctx.err_at(&at("tolerance"), "tolerance must be a finite number ≥ 0"));
+        }
+        let expected = match &c.expected {
+            Value::Number(n) => match n.as_f64() {
+                Some(x) if x.is_finite() => ExpectedValue::Number(x),
+                _ => return Err(ctx.err_at(&at("expected"), "expected must be finite")),
+            },
+            other => ExpectedValue::Text(scalar(other, &at("expected"))?),
+        };
+        out.push(Expected {
+            table: c.table.clone(),
+            row: scalar(&c.row, &at("row"))?,
+            column: c.column.clone(),
+            expected,
+            tolerance: c.tolerance,
+        });
+    }
+    Ok(out)
+}
+
+/// Map a model's ParamError (a cell path) back to where its value was written.
+pub(super) fn located(
+    ctx: &Ctx<'_>,
+    origins: &HashMap<String, String>,
+    e: ParamError,
+    axes: &serde_json::Map<String, serde_json::Value>,
+) -> ExperimentError {
+    // The longest prefix of the path that came from an axis or a profile override wins;
+    // otherwise the base section.
+    let mut p = e.path.clone();
+    let yaml_path = loop {
+        if let Some(o) = origins.get(&p) {
+            let rest = &e.path[p.len()..];
+            break format!("{o}{rest}");
+        }
+        match p.rfind(['.', '[']) {
+            Some(cut) => p.truncate(cut),
+            None => break e.path.clone(),
+        }
+    };
+    let mut msg = format!("{}: {}", e.path, e.message);
+    if !axes.is_empty() {
+        let cell: Vec<String> = axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        msg.push_str(&format!(" (in the grid cell {})", cell.join(", ")));
+    }
+    ctx.err_at(&yaml_path, msg)
+}
+
+/// The YAML path an error about key `key` of block `block` (`sbc`, `until`) points at: the
+/// profile's (`pp`) when it writes the key, else the file's, else the block that is there.
+pub(super) fn block_key_path(
+    ctx: &Ctx<'_>,
+    pp: &str,
+    block: &str,
+    (in_profile, in_file): (bool, bool),
+    key: &str,
+) -> String {
+    let p = format!("{pp}.{block}.{key}");
+    if in_profile && ctx.pos.get(&p).is_some() {
+        p
+    } else if ctx.pos.get(&format!("{block}.{key}")).is_some() {
+        format!("{block}.{key}")
+    } else if in_profile && !in_file {
+        format!("{pp}.{block}")
+    } else {
+        block.to_string()
     }
 }

@@ -57,18 +57,8 @@ pub(super) fn resolve(
         return Ok(None);
     }
     // The YAML path of a key: the profile's when it writes it.
-    let at = |key: &str| {
-        let p = format!("{pp}.sbc.{key}");
-        if prof.sbc.is_some() && ctx.pos.get(&p).is_some() {
-            p
-        } else if ctx.pos.get(&format!("sbc.{key}")).is_some() {
-            format!("sbc.{key}")
-        } else if prof.sbc.is_some() && ef.sbc.is_none() {
-            format!("{pp}.sbc")
-        } else {
-            "sbc".to_string()
-        }
-    };
+    let written = (prof.sbc.is_some(), ef.sbc.is_some());
+    let at = |key: &str| super::checks::block_key_path(ctx, pp, "sbc", written, key);
     let base = ef.sbc.clone().unwrap_or_default();
     let over = prof.sbc.clone().unwrap_or_default();
     let simulations = over.simulations.or(base.simulations);

@@ -22,6 +22,7 @@ pub mod hidden2025;
 pub mod kurutmaz2019;
 pub mod sbc;
 pub mod se;
+pub mod until;
 pub mod wood2006;
 
 /// R-hat above this flags a cell (Vehtari et al. 2021).
@@ -259,6 +260,9 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         tables.extend((k.build)(rd, &m, &conv)?);
     }
     tables.push(convergence_table(&m, &conv)?);
+    if let Some(u) = &m.until {
+        tables.push(until::until_table(&m, u, &conv)?);
+    }
     let chain_seed = m
         .chain_seed
         .map(|s| format!(", chain seed {s}"))
@@ -318,7 +322,7 @@ pub fn chain_draws_of(
     replicate: u64,
     scalars: &[&str],
 ) -> Result<Vec<Vec<Vec<f64>>>, ReportError> {
-    let burn_in = m.cells[cell].run.burn_in;
+    let burn_in = m.burn_in(cell, replicate);
     let mut out = vec![Vec::new(); scalars.len()];
     for j in m
         .jobs

@@ -196,6 +196,10 @@ pub struct Resume<'a> {
 pub struct CheckpointEvery {
     pub iterations: Option<u64>,
     pub seconds: Option<f64>,
+    /// Also save one after the last iteration (its rows are then the checkpoint's and the
+    /// output has none): the state a convergence-driven run extends the chain from (issue 13
+    /// §2), set by the coordinator.
+    pub at_end: bool,
 }
 
 /// How a chain is driven from outside: progress, cancellation, resume and checkpoints.
@@ -299,8 +303,8 @@ pub fn drive_chain(
             (r.iteration + 1, r.elapsed_offset)
         }
     };
-    let checkpoints =
-        (every.iterations.is_some() || every.seconds.is_some()) && sampler.checkpointable();
+    let checkpoints = (every.iterations.is_some() || every.seconds.is_some() || every.at_end)
+        && sampler.checkpointable();
     let mut last_checkpoint = Instant::now();
     let mut row = Vec::with_capacity(out.trace_names.len());
     for it in first..=spec.iterations {
@@ -346,7 +350,8 @@ pub fn drive_chain(
             || every
                 .seconds
                 .is_some_and(|s| last_checkpoint.elapsed().as_secs_f64() >= s);
-        if checkpoints && due && it < spec.iterations {
+        let last = it == spec.iterations;
+        if checkpoints && ((due && !last) || (last && every.at_end)) {
             let sampler_state = sampler
                 .save_state()
                 .unwrap_or_else(|| Err(SamplerError::InvalidState("state vanished".into())))?;
@@ -462,6 +467,7 @@ mod tests {
             CheckpointEvery {
                 iterations: None,
                 seconds: Some(0.0),
+                at_end: false,
             },
             &mut |c| {
                 n += 1;
@@ -476,6 +482,57 @@ mod tests {
             "a zero interval saves after every iteration but the last"
         );
         assert_eq!(rows, full.trace);
+    }
+
+    #[test]
+    fn a_chain_extended_from_its_end_state_is_the_longer_chain() {
+        // Issue 13 §2: 400 iterations saved at the end, then taken on to 1,000 (same burn-in),
+        // give the 1,000-iteration chain's rows and summary bit for bit.
+        let rng = chain_rng(9, 1, 2, 3);
+        let mut r = rng.clone();
+        let mut s = walk(false)(&mut r);
+        let full = run_chain(s.as_mut(), &SPEC, &mut r, &mut |_, _| {}).unwrap();
+        let short = RunSpec {
+            iterations: 400,
+            ..SPEC
+        };
+        let mut r = rng.clone();
+        let mut s = walk(false)(&mut r);
+        let mut ends = Vec::new();
+        let every = CheckpointEvery {
+            at_end: true,
+            ..CheckpointEvery::default()
+        };
+        let tail = drive_quietly(s.as_mut(), &short, &mut r, None, every, &mut |c| {
+            ends.push(c);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(ends.len(), 1, "one checkpoint, after the last iteration");
+        assert!(tail.iterations.is_empty(), "the rows went with it");
+        let end = &ends[0];
+        assert_eq!(end.iteration, 400);
+        let mut r = rng.clone();
+        let mut s = walk(false)(&mut r);
+        let rest = drive_quietly(
+            s.as_mut(),
+            &SPEC,
+            &mut r,
+            Some(Resume {
+                iteration: end.iteration,
+                sampler_state: &end.sampler_state,
+                rng_word_pos: end.rng_word_pos,
+                elapsed_offset: 0.0,
+            }),
+            CheckpointEvery::default(),
+            &mut |_| Ok(()),
+        )
+        .unwrap();
+        let mut rows = end.trace.clone();
+        rows.extend(&rest.trace);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&rows), bits(&full.trace));
+        assert_eq!(rest.summary, full.summary);
     }
 
     #[test]

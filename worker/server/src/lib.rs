@@ -154,6 +154,7 @@ fn checkpoint_every(job: &Job) -> CheckpointEvery {
         iterations: (job.checkpoint_iterations > 0).then_some(job.checkpoint_iterations),
         seconds: (job.checkpoint_seconds > 0.0 && job.checkpoint_seconds.is_finite())
             .then_some(job.checkpoint_seconds),
+        at_end: job.checkpoint_at_end,
     }
 }
 

@@ -98,6 +98,7 @@ pub fn assert_resumes_identically(
         CheckpointEvery {
             iterations: Some(every),
             seconds: None,
+            at_end: false,
         },
         &mut |c| {
             saved.push(c);

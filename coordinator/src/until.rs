@@ -1,0 +1,364 @@
+//! Convergence-driven runs (issue 13 §2): `until: {rhat, ess_bulk, ess_tail, max_iterations,
+//! max_chains}`.
+//!
+//! The run proceeds in rounds. Round 1 runs every (cell, replicate) group's `chains` chains for
+//! `run.iterations`. After each round every group still running is judged on the monitored
+//! scalars (`causeway_results::until::group_diagnostics`: R-hat, bulk and tail ESS, the
+//! convergence table's figures) and, if short, grows by the rule:
+//! - its iterations double, never past `max_iterations`: each chain goes on from its end state
+//!   (the checkpoint the worker saves after the last iteration, table `ends` of `jobs.sqlite`;
+//!   the rows already stored are read back from the chain's files and not run again);
+//! - once at `max_iterations`, its chains double, never past `max_chains`: the new chains are
+//!   chain numbers `chains ..`, each on its own stream of the one seeding function, run for the
+//!   group's iterations;
+//! - at both caps it stops, `capped`, with the diagnostics it stopped at.
+//!
+//! A chain extended in rounds is byte-identical to one run for its total iterations in one go
+//! with the same `run.burn_in`: the sampler's own burn-in (its adaptation, the summaries it
+//! accumulates) is the first round's `run.burn_in` for the chain's whole life. A fractional
+//! `run.burn_in` (e.g. `0.5`) is re-applied to the diagnostics and trace-based tables of each
+//! round: a group of N iterations drops its first ⌊0.5 N⌋.
+//!
+//! Durability: the round's targets are in `manifest.json` (its `until` record) before any
+//! chain of the round runs, a chain's stored files are at the target only if their trace has
+//! ⌊target / thin⌋ rows, and a chain stopped mid-extension resumes from its last checkpoint, so
+//! a rerun of the same command after a kill -9 goes on where the run was.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use causeway_papers::RunSpec;
+use causeway_proto::v1::ChainCheckpoint;
+use causeway_results::rundir::{JobRecord, RunDir};
+use causeway_results::until::{
+    Criterion, GroupRecord, GroupState, RoundRecord, UntilRecord, group_diagnostics, stored_rows,
+    trace_rows,
+};
+use prost::Message;
+
+use crate::experiment::Plan;
+use crate::runner::{self, RunOptions, RunSummary};
+use crate::store::JobStore;
+
+/// One round of a convergence-driven run, as the runner sees it: per plan job, the run spec it
+/// runs to in this round (`None`: a chain its group does not use yet).
+#[derive(Debug, Clone)]
+pub struct Round {
+    specs: Vec<Option<RunSpec>>,
+    job_ids: Vec<String>,
+}
+
+impl Round {
+    /// The round of record `rec` over `plan`'s jobs: chain k of group (c, r) runs iff
+    /// k < its `chains`, to its `iterations`, with the cell's `run.burn_in` and `run.thin`.
+    pub fn new(plan: &Plan, rec: &UntilRecord) -> Round {
+        let spec = |j: &JobRecord| {
+            let g = rec.group(j.cell, j.replicate)?;
+            let base = plan.manifest.cells[j.cell].run;
+            (j.chain < g.chains).then_some(RunSpec {
+                iterations: g.iterations,
+                ..base
+            })
+        };
+        Round {
+            specs: plan.manifest.jobs.iter().map(spec).collect(),
+            job_ids: plan
+                .manifest
+                .jobs
+                .iter()
+                .map(|j| j.job_id.clone())
+                .collect(),
+        }
+    }
+
+    /// Whether job `i` runs in this round's groups.
+    pub fn active(&self, i: usize) -> bool {
+        matches!(self.specs.get(i), Some(Some(_)))
+    }
+
+    /// Job `i`'s run spec as the worker reads it (`Job.run_json`).
+    pub fn run_json(&self, i: usize) -> Option<String> {
+        let s = (*self.specs.get(i)?)?;
+        serde_json::to_string(&s).ok()
+    }
+
+    /// Whether job `i`'s stored trace is at this round's target: ⌊iterations / thin⌋ rows.
+    pub fn stored_at_target(&self, rd: &RunDir, i: usize) -> bool {
+        let Some(Some(s)) = self.specs.get(i) else {
+            return true;
+        };
+        trace_rows(rd, &self.job_ids[i]).is_some_and(|n| n as u64 == s.iterations / s.thin.max(1))
+    }
+
+    /// The end state to keep of `checkpoint` (job `index`'s), without its rows: only the one
+    /// saved after the round's last iteration.
+    pub fn end_state(&self, index: usize, c: &ChainCheckpoint) -> Option<ChainCheckpoint> {
+        let s = (*self.specs.get(index)?)?;
+        (c.iteration == s.iterations).then(|| ChainCheckpoint {
+            iterations: Vec::new(),
+            trace: Vec::new(),
+            stats: Vec::new(),
+            elapsed_seconds: c.elapsed_seconds.last().copied().into_iter().collect(),
+            ..c.clone()
+        })
+    }
+
+    /// For every `pending` chain without a stored checkpoint that has an end state matching its
+    /// stored files (a chain this round extends): the checkpoint to resume from, with the rows
+    /// read back from its files. A chain without one runs from iteration 1 (the same chain, at
+    /// more cost).
+    pub fn end_states(
+        &self,
+        table: &JobStore,
+        rd: &RunDir,
+        pending: &[usize],
+        checkpoints: &mut HashMap<usize, ChainCheckpoint>,
+    ) -> anyhow::Result<()> {
+        let want: Vec<usize> = pending
+            .iter()
+            .copied()
+            .filter(|i| !checkpoints.contains_key(i))
+            .collect();
+        for (i, bytes) in table.ends(&want)? {
+            let (Some(Some(spec)), Ok(end)) =
+                (self.specs.get(i), ChainCheckpoint::decode(bytes.as_slice()))
+            else {
+                continue;
+            };
+            let id = &self.job_ids[i];
+            if end.job_id != *id || end.iteration > spec.iterations || rd.chain_defect(id).is_some()
+            {
+                continue;
+            }
+            match held_rows(rd, id, end, spec.thin.max(1)) {
+                Ok(Some(c)) => {
+                    checkpoints.insert(i, c);
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("warning: {id}: {e:#}; the chain runs from iteration 1"),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `end` with the rows of job `id`'s stored files, if they are exactly the rows up to its
+/// iteration (⌊iteration / thin⌋ of them); `None` otherwise.
+fn held_rows(
+    rd: &RunDir,
+    id: &str,
+    mut end: ChainCheckpoint,
+    thin: u64,
+) -> anyhow::Result<Option<ChainCheckpoint>> {
+    let rows = stored_rows(rd, id)?;
+    let n = end.iteration / thin;
+    if rows.iterations.len() as u64 != n || rows.iterations.last().copied().unwrap_or(0) != n * thin
+    {
+        return Ok(None);
+    }
+    end.iterations = rows.iterations;
+    end.trace = rows.trace;
+    end.stats = rows.stats;
+    end.elapsed_seconds = rows.elapsed_seconds;
+    Ok(Some(end))
+}
+
+/// The record of a new run: round 1, every group at `chains` × `run.iterations`.
+fn first_record(plan: &Plan, criterion: Criterion, fraction: Option<f64>) -> UntilRecord {
+    let mut groups = Vec::new();
+    for c in &plan.manifest.cells {
+        for r in 0..plan.replicates {
+            groups.push(GroupRecord {
+                cell: c.index,
+                replicate: r,
+                iterations: c.run.iterations,
+                chains: plan.chains,
+                state: GroupState::Running,
+                rhat: None,
+                ess_bulk: None,
+                ess_tail: None,
+            });
+        }
+    }
+    UntilRecord {
+        criterion,
+        burn_in_fraction: fraction,
+        round: 1,
+        rounds: Vec::new(),
+        groups,
+    }
+}
+
+/// The growth rule: a short group's iterations double (up to `max_iterations`), then its chains
+/// (up to `max_chains`); `false` when it is at both caps.
+pub fn grow(g: &mut GroupRecord, c: &Criterion) -> bool {
+    if g.iterations < c.max_iterations {
+        g.iterations = g.iterations.saturating_mul(2).min(c.max_iterations);
+        true
+    } else if g.chains < c.max_chains {
+        g.chains = g.chains.saturating_mul(2).min(c.max_chains);
+        true
+    } else {
+        false
+    }
+}
+
+fn finite(x: f64) -> Option<f64> {
+    (!x.is_nan()).then_some(x)
+}
+
+/// Run `plan` (which has an `until:` block) in rounds until every group meets the criterion or
+/// is capped, then build the report (if `opts.report`). A rerun on the same directory goes on
+/// from the round `manifest.json` records. Returns the last round's summary with `ok` and
+/// `seconds` over all rounds of this call; stopped early if a round is interrupted or a chain
+/// fails.
+pub async fn run_until(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
+    let Some((criterion, fraction)) = plan.until else {
+        anyhow::bail!("{} has no until: block", plan.file.display());
+    };
+    let start = Instant::now();
+    let rd = RunDir::create(&opts.out)?;
+    let old = rd.read_manifest().ok().filter(|m| {
+        m.cells == plan.manifest.cells && m.jobs == plan.manifest.jobs && m.until.is_some()
+    });
+    let mut rec = match old.and_then(|m| m.until) {
+        Some(mut r) => {
+            r.criterion = criterion;
+            r.burn_in_fraction = fraction;
+            eprintln!("until: going on from round {}", r.round);
+            r
+        }
+        None => first_record(plan, criterion, fraction),
+    };
+    let mut ok = 0;
+    let mut last: Option<RunSummary> = None;
+    while rec.groups.iter().any(|g| g.state == GroupState::Running) {
+        let round_start = Instant::now();
+        let running = rec
+            .groups
+            .iter()
+            .filter(|g| g.state == GroupState::Running)
+            .count();
+        eprintln!(
+            "until: round {}: {running} of {} groups run",
+            rec.round,
+            rec.groups.len()
+        );
+        let (mut p, summary) = run_round(plan, &rec, opts).await?;
+        ok += summary.ok;
+        let stop = summary.interrupted || !summary.failed.is_empty();
+        last = Some(summary);
+        if stop {
+            break;
+        }
+        // Judge every running group on its stored chains.
+        let (mut short, mut capped) = (0, 0);
+        for g in rec.groups.iter_mut() {
+            if g.state != GroupState::Running {
+                continue;
+            }
+            let d = group_diagnostics(&rd, &p.manifest, g.cell, g.replicate)
+                .with_context(|| format!("diagnostics of cell {} rep {}", g.cell, g.replicate))?;
+            (g.rhat, g.ess_bulk, g.ess_tail) =
+                (finite(d.rhat), finite(d.ess_bulk), finite(d.ess_tail));
+            if criterion.met(&d) {
+                g.state = GroupState::Met;
+            } else if grow(g, &criterion) {
+                short += 1;
+            } else {
+                g.state = GroupState::Capped;
+                capped += 1;
+            }
+        }
+        rec.rounds.push(RoundRecord {
+            round: rec.round,
+            groups_run: running,
+            short,
+            capped,
+            seconds: round_start.elapsed().as_secs_f64(),
+        });
+        eprintln!(
+            "until: round {} done in {:.1} s: {short} groups short (extended), {capped} capped",
+            rec.round,
+            round_start.elapsed().as_secs_f64()
+        );
+        if short > 0 {
+            rec.round += 1;
+        }
+        p.manifest.until = Some(rec.clone());
+        rd.write_manifest(&p.manifest)?;
+    }
+    let mut summary = match last {
+        Some(mut s) => {
+            s.ok = ok;
+            s
+        }
+        // Every group was already settled: nothing to run (a rerun of a finished run).
+        None => run_round(plan, &rec, opts).await?.1,
+    };
+    summary.seconds = start.elapsed().as_secs_f64();
+    eprint!("{}", render_rounds(&rec));
+    if opts.report && !summary.interrupted {
+        let built = causeway_results::report::build(&rd);
+        if summary.failed.is_empty() {
+            built.context("building tables")?;
+        } else if let Err(e) = built {
+            tracing::warn!("building tables with failed chains: {e:#}");
+        }
+    }
+    Ok(summary)
+}
+
+/// Run the chains of round `rec` (without the report): the plan with the record, and the
+/// runner's summary.
+async fn run_round(
+    plan: &Plan,
+    rec: &UntilRecord,
+    opts: &RunOptions,
+) -> anyhow::Result<(Plan, RunSummary)> {
+    let mut p = plan.clone();
+    p.manifest.until = Some(rec.clone());
+    let o = RunOptions {
+        report: false,
+        round: Some(Arc::new(Round::new(&p, rec))),
+        ..opts.clone()
+    };
+    let summary = runner::run(&p, &o).await?;
+    Ok((p, summary))
+}
+
+/// The rounds of a convergence-driven run, for `causeway status`: one line per finished round
+/// (groups run, short, capped, seconds) and where the groups stand.
+pub fn render_rounds(u: &UntilRecord) -> String {
+    let mut s = String::from("until rounds:\n  round  groups run  short  capped  seconds\n");
+    for r in &u.rounds {
+        s.push_str(&format!(
+            "  {:>5}  {:>10}  {:>5}  {:>6}  {:>7.1}\n",
+            r.round, r.groups_run, r.short, r.capped, r.seconds
+        ));
+    }
+    let count = |st: GroupState| u.groups.iter().filter(|g| g.state == st).count();
+    s.push_str(&format!(
+        "  round {}: {} groups met, {} still short (running), {} capped, of {}\n",
+        u.round,
+        count(GroupState::Met),
+        count(GroupState::Running),
+        count(GroupState::Capped),
+        u.groups.len()
+    ));
+    // Chains up to `max_chains` that no group has called for stay `pending` in the job table.
+    let unused: u64 = u
+        .groups
+        .iter()
+        .map(|g| u.criterion.max_chains.saturating_sub(g.chains))
+        .sum();
+    if unused > 0 {
+        s.push_str(&format!(
+            "  {unused} pending chains are ones no group has called for (up to max_chains {})\n",
+            u.criterion.max_chains
+        ));
+    }
+    s
+}
