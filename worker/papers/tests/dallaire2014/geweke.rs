@@ -19,7 +19,7 @@ use causeway_papers::dallaire2014::params::{BirthDeath, JumpPrior, Params, Prior
 use causeway_papers::dallaire2014::samplers::forward::{
     sample_network, sample_observed_activations,
 };
-use causeway_papers::dallaire2014::samplers::{Defect, Network, NetworkSampler};
+use causeway_papers::dallaire2014::samplers::{Defect, Network, NetworkSampler, parameter_means};
 use causeway_papers::testing::{GewekeModel, GewekeReport, geweke_test};
 use causeway_papers::{ChainRng, Sampler, SamplerError};
 
@@ -97,14 +97,13 @@ impl GewekeModel for Model {
 
     fn statistics(&self, net: &Network, data: &Vec<f64>) -> Vec<f64> {
         let ids = net.ordered_ids();
-        let (mut sw, mut nw, mut sg, mut sl, mut sw2) = (0.0, 0usize, 0.0, 0.0, 0.0);
+        // the mean W, γ and ln ν as the chains trace them
+        let [mean_w, mean_gamma, mean_ln_nu] = parameter_means(net);
+        let (mut nw, mut sw2) = (0usize, 0.0);
         let (mut sh, mut nh) = (0.0, 0usize);
         for &i in &ids {
             let u = net.unit(i);
-            sg += u.gamma;
-            sl += u.nu.ln();
             for e in &u.parents {
-                sw += e.weight;
                 sw2 += e.weight * e.weight;
                 nw += 1;
             }
@@ -129,7 +128,6 @@ impl GewekeModel for Model {
                 nfh += 1;
             }
         }
-        let nu = ids.len() as f64;
         let ind = |b: bool| f64::from(u8::from(b));
         vec![
             ind(net.n_units() == D),
@@ -139,9 +137,9 @@ impl GewekeModel for Model {
             net.n_edges().min(8) as f64,
             net.n_jump_edges().min(4) as f64,
             net.depth().min(5) as f64,
-            if nw > 0 { sw / nw as f64 } else { 0.0 },
-            sg / nu,
-            sl / nu,
+            mean_w,
+            mean_gamma,
+            mean_ln_nu,
             data.iter().map(|a| sigmoid(*a)).sum::<f64>() / data.len() as f64,
             if nh > 0 { sh / nh as f64 } else { 0.0 },
             fo / (D * self.n) as f64,
