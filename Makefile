@@ -5,6 +5,7 @@
 #   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, diagnostics)
 #   make nightly BASELINE=DIR      every quick profile into runs/nightly/<date>/, checked against DIR (issue 18)
 #   make false-alarms EXPERIMENTS=…  20 chain-seed pairs per experiment, checked --statistical --alpha 0.05 (issue 18 §4)
+#   make power [CASE=pattern]      each deliberate-bug switch in 20 chain seeds against a correct run (issue 18 §4)
 #   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
 
 PROFILE ?= quick
@@ -12,7 +13,7 @@ CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test test-slurm reproduce nightly false-alarms bench arviz-venv fmt lint clean
+.PHONY: all build test test-slurm reproduce nightly false-alarms power bench arviz-venv fmt lint clean
 
 all: build
 
@@ -41,6 +42,13 @@ nightly:
 # (bench/nightly/false_alarms.sh; PAIRS=20 ALPHA=0.05 by default).
 false-alarms: build
 	CAUSEWAY=$(CAUSEWAY) bash bench/nightly/false_alarms.sh $(EXPERIMENTS)
+
+# How often the statistical check flags a deliberately broken kernel (bench/nightly/power.sh,
+# cases in bench/nightly/power_cases.txt). `build` compiles the binary with the `testing` feature
+# (--all-targets unifies the dev-dependencies' features), the only kind that reads CAUSEWAY_DEFECT.
+CASE ?= .
+power: build
+	CAUSEWAY=$(CAUSEWAY) bash bench/nightly/power.sh '$(CASE)'
 
 # --workspace (and --all-targets in build) everywhere: one package alone, or no dev-dependencies,
 # unifies features differently and rebuilds polars.

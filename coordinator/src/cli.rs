@@ -278,6 +278,28 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
+/// The broken kernel of `CAUSEWAY_DEFECT`, said on stderr: a `testing` build runs every local
+/// chain with it (the power runs of `check --statistical`) and the manifest records it; any other
+/// build ignores it (`None`).
+fn defect_switch() -> Option<String> {
+    use causeway_papers::registry::{DEFECT_ENV, DEFECT_SWITCHES};
+    let d = std::env::var(DEFECT_ENV)
+        .ok()
+        .filter(|d| !d.trim().is_empty())?;
+    if DEFECT_SWITCHES {
+        eprintln!(
+            "warning: {DEFECT_ENV}={d}: every local chain runs this deliberately broken kernel"
+        );
+        Some(d)
+    } else {
+        eprintln!(
+            "warning: {DEFECT_ENV}={d} is ignored: this build has no deliberate-bug switches \
+             (build with --features causeway-papers/testing)"
+        );
+        None
+    }
+}
+
 fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
         Command::Run {
@@ -304,10 +326,11 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
-            let plan = match chain_seed {
+            let mut plan = match chain_seed {
                 Some(seed) => plan.with_chain_seed(seed),
                 None => plan,
             };
+            plan.manifest.defect = defect_switch();
             let out = out.unwrap_or_else(|| runner::default_out(&plan));
             let workers = match (workers, local_workers) {
                 (Some(list), _) if !list.is_empty() => Workers::Remote(list),

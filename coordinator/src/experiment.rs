@@ -685,6 +685,7 @@ pub fn plan_from_str(
             code_versions: vec![CODE_VERSION.to_string()],
             base_seed: ef.seed,
             chain_seed: ef.chain_seed,
+            defect: None,
             experiment_file: file.display().to_string(),
             monitor: ef.monitor,
             report,

@@ -3,19 +3,18 @@
 //! check fails), and the same experiment with a broken kernel fails it. Also §3's
 //! `--against-paper` on hand-written tables.
 //!
-//! The broken kernel: the harness's `Defect` switches cannot be reached from a YAML (by design,
-//! `params` never reaches a defect and release builds cannot run one; see
-//! `causeway_papers::testing`), so the "broken" run is the same sampler targeting the wrong
-//! posterior: its noise-model parameter `epsilon` (eq 3's leak) is 0.3 while the data were
-//! drawn with 0.01, as a kernel that computed the likelihood with a wrong constant would. The
-//! datasets are the same in every run (the data seed does not change).
+//! The broken kernel is one of the harness's `Defect` switches, `DropNewCauseFactor` (eq 15
+//! without its likelihood factor: new causes are drawn from their prior), switched on for a whole
+//! experiment by the environment variable `CAUSEWAY_DEFECT`, which only a `testing` build of the
+//! binary reads (`causeway_papers::testing::defect`; `cargo test` builds it so). The datasets
+//! are the same in every run (the data seed does not change).
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_causeway");
 
-fn yaml(epsilon: f64) -> String {
+fn yaml() -> String {
     format!(
         r#"name: statistical_check
 model: wood2006
@@ -23,7 +22,7 @@ seed: 18
 chains: 2
 replicates: 6
 run: {{iterations: 80, burn_in: 20, thin: 1}}
-params: {{sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: {epsilon}, p: 0.1, init: empty}}
+params: {{sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}}
 dataset: {{kind: ibp_synthetic, n_observed: 8, n_trials: 60, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}}
 grid:
   product:
@@ -35,16 +34,25 @@ profiles: {{quick: {{}}, paper: {{}}}}
     )
 }
 
-fn run(dir: &Path, name: &str, epsilon: f64, chain_seed: &str) {
+/// `causeway run` of [`yaml`] into `dir/name` under `chain_seed`, with `defect` (a `Defect`
+/// variant) switched on through `CAUSEWAY_DEFECT` (never inherited from the caller).
+fn run_with(dir: &Path, name: &str, chain_seed: &str, defect: Option<&str>) -> Output {
     let file = dir.join(format!("{name}.yaml"));
-    std::fs::write(&file, yaml(epsilon)).unwrap();
-    let o = Command::new(BIN)
-        .arg("run")
+    std::fs::write(&file, yaml()).unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.arg("run")
         .arg(&file)
         .args(["--local-workers", "1", "--chain-seed", chain_seed, "--out"])
         .arg(dir.join(name))
-        .output()
-        .unwrap();
+        .env_remove("CAUSEWAY_DEFECT");
+    if let Some(d) = defect {
+        cmd.env("CAUSEWAY_DEFECT", d);
+    }
+    cmd.output().unwrap()
+}
+
+fn run(dir: &Path, name: &str, chain_seed: &str, defect: Option<&str>) {
+    let o = run_with(dir, name, chain_seed, defect);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -63,9 +71,16 @@ fn check(dir: &Path, run: &str, base: &str, extra: &[&str]) -> Output {
 fn two_chain_seeds_pass_the_statistical_check_and_a_broken_kernel_fails_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run(d, "a", 0.01, "1");
-    run(d, "b", 0.01, "2");
-    run(d, "broken", 0.3, "2");
+    run(d, "a", "1", None);
+    run(d, "b", "2", None);
+    run(d, "broken", "2", Some("DropNewCauseFactor"));
+    // The broken run says so in its manifest and its report; the others do not.
+    let manifest = std::fs::read_to_string(d.join("broken/manifest.json")).unwrap();
+    assert!(manifest.contains(r#""defect": "DropNewCauseFactor""#), "{manifest}");
+    let report = std::fs::read_to_string(d.join("broken/tables/report.md")).unwrap();
+    assert!(report.contains("deliberately broken kernel `DropNewCauseFactor`"));
+    let clean = std::fs::read_to_string(d.join("b/manifest.json")).unwrap();
+    assert!(!clean.contains("defect"), "{clean}");
 
     // Exactly, another chain seed reads as a regression, and the report points at --statistical.
     let exact = check(d, "b", "a", &[]);
@@ -112,6 +127,21 @@ fn two_chain_seeds_pass_the_statistical_check_and_a_broken_kernel_fails_it() {
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.contains("<failure"), "{xml}");
+}
+
+/// A defect name that the model does not have fails every chain with a message that names the
+/// variable and lists the model's switches; the run exits 1 and nothing panics.
+#[test]
+fn an_unknown_defect_fails_the_chains_with_the_models_switches_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_with(dir.path(), "x", "1", Some("NoSuchKernel"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("CAUSEWAY_DEFECT=NoSuchKernel") && err.contains("DropNewCauseFactor"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 /// `--against-paper` lists the cells beyond |z_paper| > 3 (exit 1), names the tables whose paper

@@ -123,6 +123,10 @@ pub struct Manifest {
     /// `--chain-seed`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_seed: Option<u64>,
+    /// The deliberately broken kernel every chain ran (`CAUSEWAY_DEFECT` in a `testing` build:
+    /// a power run of `causeway check --statistical`, never a result); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defect: Option<String>,
     pub experiment_file: String,
     /// Scalars monitored for convergence (R-hat, ESS) in every table.
     pub monitor: Vec<String>,

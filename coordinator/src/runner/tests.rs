@@ -11,6 +11,8 @@ fn manifest(code_version: &str, code_versions: &[&str]) -> Manifest {
         code_versions: code_versions.iter().map(|s| s.to_string()).collect(),
         base_seed: 1,
         chain_seed: None,
+        defect: None,
+        defect: None,
         experiment_file: "e.yaml".into(),
         monitor: vec![],
         report: vec![],

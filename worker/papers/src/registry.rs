@@ -54,6 +54,28 @@ pub trait Model: Send + Sync {
         rng: &mut ChainRng,
     ) -> Result<Box<dyn Sampler>, SamplerError>;
 
+    /// [`Model::sampler`] with the deliberately broken kernel `defect` (a variant name of the
+    /// paper's `Defect` enum) switched on: whole experiments with a defect, for the power of the
+    /// statistical check ([`crate::testing::defect`]). Only with the `testing` feature. Errors:
+    /// those of [`Model::sampler`]; [`SamplerError::Input`] for a name that is not one of the
+    /// model's variants. A method without that kernel (an exact method, a score) runs
+    /// unchanged, so that one switch covers a whole experiment. Default: that error for every
+    /// name (a model without switches).
+    #[cfg(feature = "testing")]
+    fn sampler_with_defect(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+        defect: &str,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        let _ = (params, data, rng);
+        Err(SamplerError::Input(format!(
+            "model {} has no deliberate-bug switch `{defect}`",
+            self.name()
+        )))
+    }
+
     /// Simulation-based calibration, step 1 ([`crate::sbc`]): draw the parameters θ̃ from the
     /// prior that the cell's `params` (without their `sbc` key) give, for data of the shape
     /// `dataset` gives. The ranked scalars are named as the sampler traces them. Runs on the
@@ -109,3 +131,28 @@ pub fn model(name: &str) -> Result<&'static dyn Model, ParamError> {
             )
         })
 }
+
+/// The environment variable that names the deliberately broken kernel of every chain a process
+/// builds, in a `testing` build ([`crate::testing::defect`]); other builds ignore it.
+pub const DEFECT_ENV: &str = "CAUSEWAY_DEFECT";
+
+/// Whether this build reads [`DEFECT_ENV`] (the `testing` feature).
+pub const DEFECT_SWITCHES: bool = cfg!(feature = "testing");
+
+/// `$sampler.with_defect($defect)` in a `testing` build, `$sampler` otherwise (where the
+/// `Option<Defect>` is always `None`): one body for [`Model::sampler`] and
+/// [`Model::sampler_with_defect`].
+macro_rules! with_defect {
+    ($sampler:expr, $defect:expr) => {{
+        #[cfg(feature = "testing")]
+        {
+            $sampler.with_defect($defect)
+        }
+        #[cfg(not(feature = "testing"))]
+        {
+            let _ = $defect;
+            $sampler
+        }
+    }};
+}
+pub(crate) use with_defect;

@@ -40,6 +40,45 @@ impl Dallaire2014 {
             .ok_or("the dataset has no training matrix `x`")?;
         Ok((x, data.observed("test").filter(|t| t.rows > 0)))
     }
+
+    /// [`NetworkSampler`] (`mcmc`), [`ForwardSampler`] (`forward`), [`KdeSampler`] (`kde`) or
+    /// [`DpmogSampler`] (`dpmog`) on the training matrix `x` and the test matrix `test`, with
+    /// `defect` switched on (always `None` without the `testing` feature; `forward` and
+    /// `kde` run unchanged).
+    fn build_sampler(
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+        defect: Option<samplers::Defect>,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        use crate::registry::with_defect;
+        let p =
+            Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
+        let (x, test) = Self::matrices(data).map_err(SamplerError::Input)?;
+        let need_test = || {
+            test.ok_or_else(|| {
+                SamplerError::Input("this method needs a dataset with a test set".into())
+            })
+        };
+        Ok(match p.method {
+            Method::Mcmc => {
+                let s = with_defect!(NetworkSampler::new(&p, x, test, rng)?, defect);
+                // A dataset that ships its true network's activations (ngbn7, §5.2, an
+                // evaluation-only matrix like `test`) gets the aligned edge frequencies in the
+                // summary.
+                match data.observed("true_activations") {
+                    Some(t) => Box::new(s.with_alignment(t)?),
+                    None => Box::new(s),
+                }
+            }
+            Method::Forward => Box::new(ForwardSampler::new(&p, x, test, rng)?),
+            Method::Kde => Box::new(KdeSampler::new(&p, x, need_test()?, rng)?),
+            Method::Dpmog => Box::new(with_defect!(
+                DpmogSampler::new(&p, x, need_test()?, rng)?,
+                defect
+            )),
+        })
+    }
 }
 
 impl Model for Dallaire2014 {
@@ -141,29 +180,20 @@ impl Model for Dallaire2014 {
         data: &Dataset,
         rng: &mut ChainRng,
     ) -> Result<Box<dyn Sampler>, SamplerError> {
-        let p =
-            Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
-        let (x, test) = Self::matrices(data).map_err(SamplerError::Input)?;
-        let need_test = || {
-            test.ok_or_else(|| {
-                SamplerError::Input("this method needs a dataset with a test set".into())
-            })
-        };
-        Ok(match p.method {
-            Method::Mcmc => {
-                let s = NetworkSampler::new(&p, x, test, rng)?;
-                // A dataset that ships its true network's activations (ngbn7, §5.2, an
-                // evaluation-only matrix like `test`) gets the aligned edge frequencies in the
-                // summary.
-                match data.observed("true_activations") {
-                    Some(t) => Box::new(s.with_alignment(t)?),
-                    None => Box::new(s),
-                }
-            }
-            Method::Forward => Box::new(ForwardSampler::new(&p, x, test, rng)?),
-            Method::Kde => Box::new(KdeSampler::new(&p, x, need_test()?, rng)?),
-            Method::Dpmog => Box::new(DpmogSampler::new(&p, x, need_test()?, rng)?),
-        })
+        Self::build_sampler(params, data, rng, None)
+    }
+
+    /// The cell's sampler with a [`samplers::Defect`] switched on (`mcmc` and `dpmog` only).
+    #[cfg(feature = "testing")]
+    fn sampler_with_defect(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+        defect: &str,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        let d = crate::testing::defect::parse(self.name(), defect)?;
+        Self::build_sampler(params, data, rng, Some(d))
     }
 
     /// θ̃ = a network from the CIBP / eCIBP prior with its W, γ, ν and activations

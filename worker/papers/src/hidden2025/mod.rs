@@ -31,6 +31,29 @@ use samplers::{
     DagGibbsSampler, DagSampler, ExactSampler, HiddenSampler, MmleSampler, ParentSetSampler,
 };
 
+/// The sampler of `params.method` on the dataset's discrete matrices, with `defect` switched on
+/// (always `None` without the `testing` feature; `exact` and `mmle` run unchanged).
+fn build_sampler(
+    params: &Value,
+    data: &Dataset,
+    rng: &mut ChainRng,
+    defect: Option<samplers::Defect>,
+) -> Result<Box<dyn Sampler>, SamplerError> {
+    use crate::registry::with_defect;
+    let p = Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
+    let d = DiscreteData::from_matrices(&data.observed).map_err(SamplerError::Input)?;
+    Ok(match p.method {
+        Method::Exact => Box::new(ExactSampler::new(&d, &p)?),
+        Method::Mmle => Box::new(MmleSampler::new(&d, &p)?),
+        Method::Mala | Method::Edges => {
+            Box::new(with_defect!(HiddenSampler::new(&d, &p, rng)?, defect))
+        }
+        Method::ParentSets => Box::new(with_defect!(ParentSetSampler::new(&d, &p, rng)?, defect)),
+        Method::Dags => Box::new(with_defect!(DagSampler::new(&d, &p, rng)?, defect)),
+        Method::Dag => Box::new(with_defect!(DagGibbsSampler::new(&d, &p, rng)?, defect)),
+    })
+}
+
 /// Registry entry for this paper (`model: hidden2025`).
 pub struct Hidden2025;
 
@@ -94,17 +117,20 @@ impl Model for Hidden2025 {
         data: &Dataset,
         rng: &mut ChainRng,
     ) -> Result<Box<dyn Sampler>, SamplerError> {
-        let p =
-            Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
-        let d = DiscreteData::from_matrices(&data.observed).map_err(SamplerError::Input)?;
-        Ok(match p.method {
-            Method::Exact => Box::new(ExactSampler::new(&d, &p)?),
-            Method::Mmle => Box::new(MmleSampler::new(&d, &p)?),
-            Method::Mala | Method::Edges => Box::new(HiddenSampler::new(&d, &p, rng)?),
-            Method::ParentSets => Box::new(ParentSetSampler::new(&d, &p, rng)?),
-            Method::Dags => Box::new(DagSampler::new(&d, &p, rng)?),
-            Method::Dag => Box::new(DagGibbsSampler::new(&d, &p, rng)?),
-        })
+        build_sampler(params, data, rng, None)
+    }
+
+    /// The cell's sampler with a [`samplers::Defect`] switched on (MCMC methods only).
+    #[cfg(feature = "testing")]
+    fn sampler_with_defect(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+        defect: &str,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        let d = crate::testing::defect::parse(self.name(), defect)?;
+        build_sampler(params, data, rng, Some(d))
     }
 
     /// θ̃ for `method: mala` (t_j) or `edges` (t_j and the edge indicators) from eq 5 and the

@@ -143,7 +143,21 @@ impl Model for Kurutmaz2019 {
         rng: &mut ChainRng,
     ) -> Result<Box<dyn Sampler>, SamplerError> {
         let r = parse_params(params).map_err(|e| SamplerError::Input(e.to_string()))?;
-        build_sampler(&r, data, rng)
+        build_sampler(&r, data, rng, None)
+    }
+
+    /// The cell's sampler with a [`samplers::Defect`] in its SMC or VB configuration.
+    #[cfg(feature = "testing")]
+    fn sampler_with_defect(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+        defect: &str,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        let d = crate::testing::defect::parse(self.name(), defect)?;
+        let r = parse_params(params).map_err(|e| SamplerError::Input(e.to_string()))?;
+        build_sampler(&r, data, rng, Some(d))
     }
 
     /// PG-CN's θ̃ = r̃ with x from the model ([`prior::sample_prior`]); ranked: `log_joint`.

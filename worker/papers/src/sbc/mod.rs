@@ -160,6 +160,9 @@ pub fn chain_sampler(
     rng: &mut ChainRng,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
     let (own, spec) = split_params(params).map_err(|e| SamplerError::Input(e.to_string()))?;
+    #[cfg(feature = "testing")]
+    let inner = crate::testing::defect::sampler(model, &own, data, rng)?;
+    #[cfg(not(feature = "testing"))]
     let inner = model.sampler(&own, data, rng)?;
     match spec {
         None => Ok(inner),

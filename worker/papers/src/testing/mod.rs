@@ -5,7 +5,10 @@
 //! each paper's integration-test module (`tests/<model>/`).
 //!
 //! The crate's own tests and benches get this module through the dev-dependency
-//! `causeway-papers = { path = ".", features = ["testing"] }`; release builds never compile it.
+//! `causeway-papers = { path = ".", features = ["testing"] }`. A build without dev-dependencies
+//! (`cargo build --release -p causeway-coordinator`, `cargo install`) never compiles it; a build
+//! with them (`cargo test`, `make build`'s `--all-targets`) compiles it into the binary too,
+//! because cargo unifies the features.
 //!
 //! # Deliberate-bug switches (the `Defect` convention)
 //!
@@ -21,10 +24,14 @@
 //!   (`wood2006::HiddenCauseSampler::with_defect`, `kurutmaz2019::SmcConfig::with_defect`, which
 //!   SIS-CN, PG-CN and DEM-CN read, `kurutmaz2019::VbConfig::with_defect` for VB-CN), and every
 //!   such switch (builder or public field) is compiled
-//!   only with `#[cfg(feature = "testing")]`: a release build cannot run a broken kernel, and
-//!   `params` never reaches a defect.
+//!   only with `#[cfg(feature = "testing")]`: a build without the feature cannot run a broken
+//!   kernel, and `params` never reaches a defect;
+//! - whole experiments reach one only in a `testing` build, through the environment variable of
+//!   [`defect`] (the power table of `causeway check --statistical`, issue 18 §4); the run says so
+//!   on stderr and records it in its manifest and report.
 
 pub mod checkpoint;
+pub mod defect;
 pub mod enumeration;
 pub mod geweke;
 pub mod sbc;

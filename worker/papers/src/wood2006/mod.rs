@@ -68,6 +68,20 @@ use crate::registry::Model;
 use crate::sbc::PriorDraw;
 use crate::seed::ChainRng;
 
+/// The cell's [`HiddenCauseSampler`] on the observed matrix `x` (N × T, values 0/1).
+fn hidden_cause_sampler(
+    params: &Value,
+    data: &Dataset,
+    rng: &mut ChainRng,
+) -> Result<HiddenCauseSampler, SamplerError> {
+    let p = Params::from_json(params).map_err(|e| SamplerError::Input(e.to_string()))?;
+    let xm = data
+        .observed("x")
+        .ok_or_else(|| SamplerError::Input("dataset has no observed matrix `x`".into()))?;
+    let x = BinaryMatrix::from_matrix(xm).map_err(SamplerError::Input)?;
+    HiddenCauseSampler::new(&p, &x, xm.row_names.clone(), rng)
+}
+
 /// Registry entry for this paper (`model: wood2006`).
 pub struct Wood2006;
 
@@ -113,17 +127,22 @@ impl Model for Wood2006 {
         data: &Dataset,
         rng: &mut ChainRng,
     ) -> Result<Box<dyn Sampler>, SamplerError> {
-        let p = Params::from_json(params).map_err(|e| SamplerError::Input(e.to_string()))?;
-        let xm = data
-            .observed("x")
-            .ok_or_else(|| SamplerError::Input("dataset has no observed matrix `x`".into()))?;
-        let x = BinaryMatrix::from_matrix(xm).map_err(SamplerError::Input)?;
-        Ok(Box::new(HiddenCauseSampler::new(
-            &p,
-            &x,
-            xm.row_names.clone(),
-            rng,
-        )?))
+        Ok(Box::new(hidden_cause_sampler(params, data, rng)?))
+    }
+
+    /// [`HiddenCauseSampler::with_defect`] on the cell's sampler.
+    #[cfg(feature = "testing")]
+    fn sampler_with_defect(
+        &self,
+        params: &Value,
+        data: &Dataset,
+        rng: &mut ChainRng,
+        defect: &str,
+    ) -> Result<Box<dyn Sampler>, SamplerError> {
+        let d: samplers::Defect = crate::testing::defect::parse(self.name(), defect)?;
+        Ok(Box::new(
+            hidden_cause_sampler(params, data, rng)?.with_defect(d),
+        ))
     }
 
     /// θ̃ = (α, λ, ε, p, Z, Y) from the cell's priors ([`prior::sample_prior`]); ranked:

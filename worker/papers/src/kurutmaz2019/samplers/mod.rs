@@ -54,7 +54,9 @@ use crate::data::Dataset;
 use crate::kurutmaz2019::params::{Method, Resolved};
 use crate::seed::ChainRng;
 
-/// Build the sampler of `r.params.method` for the observed 2 × T matrix `x` (row-major).
+/// Build the sampler of `r.params.method` for the observed 2 × T matrix `x` (row-major), with
+/// `defect` switched on in its SMC or VB configuration (always `None` without the `testing`
+/// feature; `exact` runs unchanged).
 ///
 /// Errors: [`SamplerError::Input`] if `x` is missing, not 2 × T, non-finite, or (exact) R^T is
 /// too large; [`SamplerError::InvalidState`] from the samplers' constructors.
@@ -62,7 +64,9 @@ pub fn build_sampler(
     r: &Resolved,
     data: &Dataset,
     rng: &mut ChainRng,
+    defect: Option<Defect>,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
+    use crate::registry::with_defect;
     let x = data
         .observed("x")
         .ok_or_else(|| SamplerError::Input("dataset has no observed matrix x".into()))?;
@@ -78,9 +82,22 @@ pub fn build_sampler(
     let problem = Problem::new(a, b, p.hypothesis, p.n_latent, r.hyper)?;
     Ok(match p.method {
         Method::Exact => Box::new(ExactSampler::new(problem, p.max_enumeration)?),
-        Method::Smc => Box::new(SmcSampler::new(&problem, r.smc_config(), p.shuffle)?),
-        Method::Pg => Box::new(PgSampler::new(problem, r.smc_config(), p.shuffle, rng)?),
-        Method::Vb => Box::new(VbSampler::new(problem, r.vb_config())),
-        Method::Dem => Box::new(DemSampler::new(problem, p.init, r.smc_config())),
+        Method::Smc => Box::new(SmcSampler::new(
+            &problem,
+            with_defect!(r.smc_config(), defect),
+            p.shuffle,
+        )?),
+        Method::Pg => Box::new(PgSampler::new(
+            problem,
+            with_defect!(r.smc_config(), defect),
+            p.shuffle,
+            rng,
+        )?),
+        Method::Vb => Box::new(VbSampler::new(problem, with_defect!(r.vb_config(), defect))),
+        Method::Dem => Box::new(DemSampler::new(
+            problem,
+            p.init,
+            with_defect!(r.smc_config(), defect),
+        )),
     })
 }

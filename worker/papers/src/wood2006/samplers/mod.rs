@@ -143,7 +143,7 @@ impl HiddenCauseSampler {
     }
 
     /// Switch on a deliberately broken kernel (negative-control tests only; `None` switches it
-    /// off). Exists only with the `testing` feature, so a release build cannot run a broken
+    /// off). Exists only with the `testing` feature, so a build without it cannot run a broken
     /// kernel.
     #[cfg(feature = "testing")]
     pub fn with_defect(mut self, defect: impl Into<Option<Defect>>) -> Self {
