@@ -262,14 +262,6 @@ fn existing_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<Opt
             plan.manifest.defect
         );
     }
-    if old.defect != plan.manifest.defect {
-        anyhow::bail!(
-            "{} holds chains run with deliberately broken kernel {:?}, not {:?}; choose another --out",
-            out.display(),
-            old.defect,
-            plan.manifest.defect
-        );
-    }
     if old.cells != plan.manifest.cells || old.jobs != plan.manifest.jobs {
         anyhow::bail!(
             "{} holds a different experiment (cells or seeds differ); choose another --out or remove it",

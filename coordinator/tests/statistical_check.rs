@@ -76,11 +76,23 @@ fn two_chain_seeds_pass_the_statistical_check_and_a_broken_kernel_fails_it() {
     run(d, "broken", "2", Some("DropNewCauseFactor"));
     // The broken run says so in its manifest and its report; the others do not.
     let manifest = std::fs::read_to_string(d.join("broken/manifest.json")).unwrap();
-    assert!(manifest.contains(r#""defect": "DropNewCauseFactor""#), "{manifest}");
+    assert!(
+        manifest.contains(r#""defect": "DropNewCauseFactor""#),
+        "{manifest}"
+    );
     let report = std::fs::read_to_string(d.join("broken/tables/report.md")).unwrap();
     assert!(report.contains("deliberately broken kernel `DropNewCauseFactor`"));
     let clean = std::fs::read_to_string(d.join("b/manifest.json")).unwrap();
     assert!(!clean.contains("defect"), "{clean}");
+    // A directory keeps one kernel: resuming it without the switch is refused, untouched.
+    let again = run_with(d, "broken", "2", None);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_ne!(again.status.code(), Some(0), "{err}");
+    assert!(err.contains("deliberately broken kernel"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("broken/manifest.json")).unwrap(),
+        manifest
+    );
 
     // Exactly, another chain seed reads as a regression, and the report points at --statistical.
     let exact = check(d, "b", "a", &[]);

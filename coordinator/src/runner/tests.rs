@@ -12,7 +12,6 @@ fn manifest(code_version: &str, code_versions: &[&str]) -> Manifest {
         base_seed: 1,
         chain_seed: None,
         defect: None,
-        defect: None,
         experiment_file: "e.yaml".into(),
         monitor: vec![],
         report: vec![],

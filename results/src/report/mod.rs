@@ -277,12 +277,6 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
              run of the statistical check, not a result.\n\n"
         ));
     }
-    if let Some(d) = &m.defect {
-        report.push_str(&format!(
-            "**Every chain ran the deliberately broken kernel `{d}`** (`CAUSEWAY_DEFECT`): a power \
-             run of the statistical check, not a result.\n\n"
-        ));
-    }
     for t in &mut tables {
         let md = write_table(rd, t)?;
         report.push_str(&md);
