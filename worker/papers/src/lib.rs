@@ -16,7 +16,7 @@
 //!
 //! Shared pieces: [`seed`] (the one seeding function), [`chain`] (the sampler trait and the chain
 //! driver), [`sbc`] (simulation-based calibration: ranks and their uniformity tests), [`data`] (datasets as shipped to workers), [`params`] (parameter parsing with
-//! field paths, so the coordinator can point at the YAML line), [`math`] (log-space helpers).
+//! field paths, so the coordinator can point at the YAML line), [`math`] (log-space helpers, a vectorizable exp), [`ziggurat`] (normal draws from 32-bit words).
 
 pub mod chain;
 pub mod dallaire2014;
@@ -32,6 +32,7 @@ pub mod seed;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod wood2006;
+pub mod ziggurat;
 
 pub use chain::{
     ChainControl, ChainOutput, Checkpoint, CheckpointEvery, Resume, RunSpec, Sampler, SamplerError,

@@ -163,8 +163,7 @@ pub fn sample_network(
 pub fn draw_activations(net: &mut Network, i: usize, rng: &mut ChainRng) {
     let sd = 1.0 / net.unit(i).nu.sqrt();
     net.redraw_activations(i, 0..net.n(), |_, y| {
-        let z: f64 = StandardNormal.sample(rng);
-        y + sd * z
+        y + sd * crate::ziggurat::standard_normal(rng)
     });
 }
 

@@ -362,7 +362,8 @@ impl Network {
     /// Set a_in of unit `id` for each datum n of `data` in turn to `next(n, y_in)`, with y_in its
     /// current input (eq 1), updating u = σ(a), S_uu and the residuals of the unit and its
     /// children datum by datum. The children's weights are looked up once, not once per datum.
-    /// `data` must lie within 0..N.
+    /// `next` is called for every datum of `data` in order before any cache changes (y_in does not
+    /// depend on the other data). `data` must lie within 0..N.
     pub fn redraw_activations(
         &mut self,
         id: usize,
@@ -382,9 +383,12 @@ impl Network {
         let unit = self.unit_mut(id);
         let mut suu = unit.suu;
         let (a, u, res) = (&mut unit.a, &mut unit.u, &mut unit.res);
-        for t in data {
-            let a_new = next(t, a[t] - res[t]);
-            let u_new = eq::sigmoid(a_new);
+        // the new values first (y_in does not change while other data move), then their σ in
+        // one vectorized loop, then the caches datum by datum
+        let a_all: Vec<f64> = data.clone().map(|t| next(t, a[t] - res[t])).collect();
+        let mut u_all = vec![0.0; a_all.len()];
+        eq::sigmoid_into(&a_all, &mut u_all);
+        for ((t, a_new), u_new) in data.zip(a_all).zip(u_all) {
             let du = u_new - u[t];
             res[t] += a_new - a[t];
             suu += u_new * u_new - u[t] * u[t];
