@@ -7,15 +7,20 @@
 //!
 //! - `smc_throughput/R{r}`: one SIS-CN run, J = 1000 particles, T = 2000 standardised synthetic
 //!   observations; criterion's element throughput is **particle-steps per second** (one particle
-//!   advanced by one observation, all R classes evaluated) on one core.
+//!   advanced by one observation, all R classes evaluated) on one core. At R = 1 every particle
+//!   is the same deterministic path and a run is computed once, exactly, from one particle
+//!   (`SmcSampler` docs), so that figure is J times the one-path rate, not a per-particle rate.
 //! - `cep_job/{smc,vb}/{typical,longest}`: the cost of one CEP grid job (one pair, one setting,
-//!   one hypothesis, R = 3; SMC with J = 1000), for a typical pair (`pair1`, T = 349, about the
-//!   median of the 95 thesis pairs) and the longest (`pair65`, T = 16 382).
+//!   one hypothesis, R = 3; SMC with J = 1000; `vb` one VB run from one random initialisation),
+//!   for a typical pair (`pair1`, T = 349, about the median of the 95 thesis pairs) and the
+//!   longest (`pair65`, T = 16 382).
+//! - `cep_job/vb_restarts5/{typical,longest}`: the VB job as `cep.yaml` runs it: one
+//!   `VbSampler` step with `n_restarts: 5` (and the default tolerance and dominated horizon).
 use std::path::PathBuf;
 
 use causeway_papers::kurutmaz2019::datasets::{self, CepSpec};
 use causeway_papers::kurutmaz2019::{
-    Hyper, Hypothesis, Problem, SmcConfig, SmcSampler, VbConfig, samplers::vb, setting,
+    Hyper, Hypothesis, Problem, SmcConfig, SmcSampler, VbConfig, VbSampler, samplers::vb,
 };
 use causeway_papers::{DataContext, Sampler, chain_rng, dataset_rng};
 use std::time::{Duration, Instant};
@@ -47,16 +52,7 @@ fn cpu_time(b: &mut Bencher, mut f: impl FnMut()) {
 }
 
 fn hyper(n: usize) -> Hyper {
-    let (a1, b1, a2, b2) = setting(n).unwrap_or((1.0, 1.0, 1.0, 1.0));
-    Hyper {
-        gamma: 10.0,
-        m: 0.0,
-        lambda: 0.1,
-        a1,
-        b1,
-        a2,
-        b2,
-    }
+    Hyper::of_setting(n).expect("setting in 1..=36")
 }
 
 fn cep(pair: &str) -> (Vec<f64>, Vec<f64>) {
@@ -131,6 +127,19 @@ fn cep_job(c: &mut Criterion) {
         g.bench_function(format!("vb/{label}"), |bch| {
             cpu_time(bch, || {
                 vb::run_vb(&p, &VbConfig::default(), &mut rng).expect("vb");
+            })
+        });
+        let mut s = VbSampler::new(
+            p.clone(),
+            VbConfig {
+                n_restarts: 5,
+                ..VbConfig::default()
+            },
+        );
+        let mut rng = chain_rng(5, 6, 7, 10);
+        g.bench_function(format!("vb_restarts5/{label}"), |bch| {
+            cpu_time(bch, || {
+                s.step(&mut rng).expect("vb");
             })
         });
     }

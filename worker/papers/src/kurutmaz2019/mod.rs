@@ -43,8 +43,9 @@
 //! | `resampling` | `systematic` | `systematic`, `stratified`, `multinomial` (smc only; pg is multinomial) |
 //! | `shuffle` | true | process observations in a random order from the chain RNG (smc, pg) |
 //! | `max_iterations` | 1000 | VB iterations per run |
-//! | `tolerance` | 1e-9 | VB convergence: relative ELBO change |
-//! | `n_restarts` | 1 | VB random initialisations per step |
+//! | `tolerance` | 1e-9 | VB convergence (≥ 0): a run stops after iteration i when \|ELBO_i − ELBO_{i−1}\| ≤ tolerance · max(1, \|ELBO_i\|), or at `max_iterations` |
+//! | `n_restarts` | 1 | VB random initialisations per step (1..=10⁴); the best ELBO is reported |
+//! | `dominated_horizon` | 10⁴ | VB restarts after the first (0..=10⁹; 0 = never): abandoned from iteration 20 on once ELBO_i + horizon·(ELBO_i − ELBO_{i−1}) < the best ELBO of the earlier restarts |
 //! | `init` | `random` | DEM initial assignment: `random` or `smc` |
 //! | `max_enumeration` | 10⁷ | largest R^T `exact` enumerates (≤ 10¹⁰) |
 //!

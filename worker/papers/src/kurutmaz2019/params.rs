@@ -55,6 +55,23 @@ pub struct Hyper {
     pub b2: f64,
 }
 
+impl Hyper {
+    /// Setting `n` of Table 5.1 (see [`setting`]) with §5.1's γ = 10, m = 0, λ = 0.1, or `None`
+    /// outside 1..=36.
+    pub fn of_setting(n: usize) -> Option<Hyper> {
+        let (a1, b1, a2, b2) = setting(n)?;
+        Some(Hyper {
+            gamma: default_gamma(),
+            m: 0.0,
+            lambda: default_lambda(),
+            a1,
+            b1,
+            a2,
+            b2,
+        })
+    }
+}
+
 /// The 36 hyperparameter settings of Table 5.1, numbered 1..=36: a1 over (1, 10, 100) outermost,
 /// then a2 over (1, 10, 100), then b1 ≤ a1 ascending, then b2 ≤ a2 ascending innermost
 /// (this numbering reproduces the thesis's Table 5.2 counts; see `shared/README.md`).
@@ -122,6 +139,9 @@ fn default_max_iterations() -> usize {
 }
 fn default_tolerance() -> f64 {
     1e-9
+}
+fn default_dominated_horizon() -> usize {
+    crate::kurutmaz2019::samplers::vb::DEFAULT_DOMINATED_HORIZON
 }
 fn one() -> usize {
     1
@@ -266,6 +286,10 @@ pub struct Params {
     /// VB restarts (1).
     #[serde(default = "one")]
     pub n_restarts: usize,
+    /// VB: abandon a restart dominated by an earlier one within this many iterations
+    /// ([`VbConfig::dominated_horizon`]; 10⁴; 0 = never).
+    #[serde(default = "default_dominated_horizon")]
+    pub dominated_horizon: usize,
     /// DEM initialisation (random).
     #[serde(default)]
     pub init: DemInit,
@@ -303,6 +327,7 @@ impl Resolved {
             max_iterations: self.params.max_iterations,
             tolerance: self.params.tolerance,
             n_restarts: self.params.n_restarts,
+            dominated_horizon: self.params.dominated_horizon,
             ..VbConfig::default()
         }
     }
@@ -346,6 +371,12 @@ pub fn parse_params(v: &Value) -> Result<Resolved, ParamError> {
         ));
     }
     check_range_usize("params.n_restarts", p.n_restarts, 1, 10_000)?;
+    check_range_usize(
+        "params.dominated_horizon",
+        p.dominated_horizon,
+        0,
+        1_000_000_000,
+    )?;
     if p.max_enumeration == 0 {
         return Err(ParamError::new(
             "params.max_enumeration",
@@ -370,5 +401,23 @@ mod tests {
             let (a1, b1, a2, b2) = setting(n).unwrap();
             assert!(b1 <= a1 && b2 <= a2);
         }
+    }
+
+    #[test]
+    fn dominated_horizon_default_and_range() {
+        let base = serde_json::json!({"method": "vb", "hypothesis": "a_to_b", "n_latent": 2, "setting": 20});
+        let r = parse_params(&base).unwrap();
+        assert_eq!(
+            r.vb_config().dominated_horizon,
+            crate::kurutmaz2019::samplers::vb::DEFAULT_DOMINATED_HORIZON
+        );
+        let mut v = base.clone();
+        v["dominated_horizon"] = serde_json::json!(0);
+        assert_eq!(parse_params(&v).unwrap().vb_config().dominated_horizon, 0);
+        v["dominated_horizon"] = serde_json::json!(2_000_000_000u64);
+        let e = parse_params(&v).unwrap_err();
+        assert!(e.to_string().contains("params.dominated_horizon"), "{e}");
+        v["dominated_horizon"] = serde_json::json!(-1);
+        assert!(parse_params(&v).is_err());
     }
 }
