@@ -247,7 +247,7 @@ pub struct StatCell {
 /// The verdict on a statistically compared cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatOutcome {
-    /// Tested, adjusted p ≥ alpha (or both values NaN, or both se zero and equal).
+    /// Tested, adjusted p ≥ alpha (or both values NaN, or equal within the exact tolerance).
     Ok,
     /// Adjusted p < alpha, both se zero and values different, one value NaN, or row missing.
     Regression,
@@ -717,12 +717,12 @@ fn statistical_column(
             || cell.se_new.is_infinite()
         {
             cell.outcome = StatOutcome::NoSe;
+        } else if check::close(y, x, check::DEFAULT_RTOL, check::DEFAULT_ATOL) {
+            // Equal within the exact check's tolerance: not a regression whatever the se (a
+            // deterministic value computed in another order carries an se of rounding noise).
+            cell.outcome = StatOutcome::Ok;
         } else if cell.se_old == 0.0 && cell.se_new == 0.0 {
-            cell.outcome = if check::close(y, x, check::DEFAULT_RTOL, check::DEFAULT_ATOL) {
-                StatOutcome::Ok
-            } else {
-                StatOutcome::Regression
-            };
+            cell.outcome = StatOutcome::Regression;
         } else {
             cell.t = (y - x) / (cell.se_old.powi(2) + cell.se_new.powi(2)).sqrt();
             cell.df = match (bn, cn) {

@@ -119,6 +119,25 @@ fn within_the_error_passes_far_outside_regresses_and_unconverged_is_counted() {
     assert!(hint.starts_with("3 of the 5 differing cells"), "{hint}");
 }
 
+/// A deterministic estimate computed in another order (paper 003's R = 1 evidence, exact up to
+/// rounding) carries an se of rounding noise, ~1e-14: values that agree within the exact check's
+/// tolerance are equal, not a regression, however many of those se apart they are.
+#[test]
+fn values_equal_within_the_exact_tolerance_pass_whatever_their_se() {
+    let cols = ["x", "mean", "mean_se"];
+    let old = table(&cols, &[&["1", "-40.09890022944581", "0.0000000000000045"]]);
+    let mut new = old.clone();
+    new.rows[0][1] = "-40.098900229445725".into(); // 13 se away, 2e-15 relative
+    new.rows[0][2] = "0.0000000000000046".into();
+    let m = |t: &TextTable| BTreeMap::from([("t".to_string(), t.clone())]);
+    let r = compare_tables_statistical(&m(&new), &m(&old), opts());
+    assert!(r.passed(), "{}", r.to_markdown());
+    // A real move still fails: 1e-6 relative is past the exact tolerance and 10⁸ se away.
+    new.rows[0][1] = "-40.09894".into();
+    let r = compare_tables_statistical(&m(&new), &m(&old), opts());
+    assert_eq!(r.regressions(), 1, "{}", r.to_markdown());
+}
+
 #[test]
 fn against_paper_lists_cells_beyond_three() {
     let t = table(
