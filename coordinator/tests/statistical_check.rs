@@ -14,31 +14,28 @@ use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_causeway");
 
-fn yaml() -> String {
-    format!(
-        r#"name: statistical_check
+/// The tiny experiment every run of these tests uses.
+const YAML: &str = r#"name: statistical_check
 model: wood2006
 seed: 18
 chains: 2
 replicates: 6
-run: {{iterations: 80, burn_in: 20, thin: 1}}
-params: {{sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}}
-dataset: {{kind: ibp_synthetic, n_observed: 8, n_trials: 60, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}}
+run: {iterations: 80, burn_in: 20, thin: 1}
+params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}
+dataset: {kind: ibp_synthetic, n_observed: 8, n_trials: 60, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
 grid:
   product:
     dataset.k_plus: [1, 3]
 monitor: [k_plus]
 report: [wood2006.fig3]
-profiles: {{quick: {{}}, paper: {{}}}}
-"#
-    )
-}
+profiles: {quick: {}, paper: {}}
+"#;
 
-/// `causeway run` of [`yaml`] into `dir/name` under `chain_seed`, with `defect` (a `Defect`
+/// `causeway run` of [`YAML`] into `dir/name` under `chain_seed`, with `defect` (a `Defect`
 /// variant) switched on through `CAUSEWAY_DEFECT` (never inherited from the caller).
 fn run_with(dir: &Path, name: &str, chain_seed: &str, defect: Option<&str>) -> Output {
     let file = dir.join(format!("{name}.yaml"));
-    std::fs::write(&file, yaml()).unwrap();
+    std::fs::write(&file, YAML).unwrap();
     let mut cmd = Command::new(BIN);
     cmd.arg("run")
         .arg(&file)
