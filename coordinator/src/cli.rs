@@ -282,10 +282,8 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// chain with it (the power runs of `check --statistical`) and the manifest records it; any other
 /// build ignores it (`None`).
 fn defect_switch() -> Option<String> {
-    use causeway_papers::registry::{DEFECT_ENV, DEFECT_SWITCHES};
-    let d = std::env::var(DEFECT_ENV)
-        .ok()
-        .filter(|d| !d.trim().is_empty())?;
+    use causeway_papers::registry::{DEFECT_ENV, DEFECT_SWITCHES, requested_defect};
+    let d = requested_defect()?;
     if DEFECT_SWITCHES {
         eprintln!(
             "warning: {DEFECT_ENV}={d}: every local chain runs this deliberately broken kernel"

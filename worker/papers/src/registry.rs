@@ -139,6 +139,14 @@ pub const DEFECT_ENV: &str = "CAUSEWAY_DEFECT";
 /// Whether this build reads [`DEFECT_ENV`] (the `testing` feature).
 pub const DEFECT_SWITCHES: bool = cfg!(feature = "testing");
 
+/// The defect named by [`DEFECT_ENV`], if it is set and not empty, in any build (a build without
+/// [`DEFECT_SWITCHES`] only reports it as ignored).
+pub fn requested_defect() -> Option<String> {
+    std::env::var(DEFECT_ENV)
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+}
+
 /// `$sampler.with_defect($defect)` in a `testing` build, `$sampler` otherwise (where the
 /// `Option<Defect>` is always `None`): one body for [`Model::sampler`] and
 /// [`Model::sampler_with_defect`].

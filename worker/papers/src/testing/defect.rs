@@ -21,13 +21,6 @@ use crate::seed::ChainRng;
 
 pub use crate::registry::DEFECT_ENV;
 
-/// The defect named by [`DEFECT_ENV`], if it is set and not empty.
-pub fn active() -> Option<String> {
-    std::env::var(DEFECT_ENV)
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-}
-
 /// A model's `Defect` variant from its name. Errors: [`SamplerError::Input`] naming the variable,
 /// the value and the model's variants (serde's "expected one of …").
 pub fn parse<D: DeserializeOwned>(model: &str, name: &str) -> Result<D, SamplerError> {
@@ -45,7 +38,7 @@ pub fn sampler(
     data: &Dataset,
     rng: &mut ChainRng,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
-    match active() {
+    match crate::registry::requested_defect() {
         None => model.sampler(params, data, rng),
         Some(d) => model.sampler_with_defect(params, data, rng, &d),
     }
