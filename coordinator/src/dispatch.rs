@@ -4,7 +4,8 @@
 //! Workers arrive on a channel at any time (static ones at the start, registered ones whenever
 //! they join). Each worker gets one task per slot. A task pulls the next job index from a shared
 //! queue, builds the wire `Job` only then (so pending chains cost a few bytes each), runs it with
-//! `RunChain` under a lease, and forwards the result. Failures:
+//! `RunChain` under a lease, and forwards the result. The chain is reported started once the
+//! worker has accepted it (answered the RPC, holding a slot), not when it is sent. Failures:
 //!
 //! - the RPC fails, or its stream is silent for `lease_timeout` (worker killed, host hung,
 //!   network cut): the RPC is dropped (which cancels the chain on a live worker), the job is
@@ -279,14 +280,14 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             .ok()
             .and_then(|m| m.get(&index).cloned())
             .filter(|c| c.code_version == w.code_version);
-        let _ = out
-            .send(Outcome::Row(Event::Started {
-                index: i,
-                attempt,
-                worker: w.id.clone(),
-                resumed_from: from.as_ref().map(|c| c.iteration),
-            }))
-            .await;
+        // Written once the worker has accepted the chain (it holds a slot for it), so that
+        // `running` in jobs.sqlite means running: a worker told to drain finishes such a chain.
+        let started = Event::Started {
+            index: i,
+            attempt,
+            worker: w.id.clone(),
+            resumed_from: from.as_ref().map(|c| c.iteration),
+        };
         if let Some(c) = &from {
             // The state alone: the worker needs no rows (the slot task keeps them).
             job.resume = Some(ChainCheckpoint {
@@ -304,6 +305,7 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             job,
             shared.opts.lease_timeout,
             from,
+            out.send(Outcome::Row(started)),
             &mut |c: Arc<ChainCheckpoint>| {
                 if let Ok(mut m) = shared.checkpoints.lock() {
                     m.insert(index, c.clone());
@@ -422,14 +424,16 @@ fn join_rows(
 /// Run one chain on `client`, resuming from `from` if given. Every checkpoint the worker sends is
 /// joined to the rows held so far and handed whole to `on_checkpoint`; the result comes back
 /// with every row since iteration 1.
-async fn run_one<F, Fut>(
+async fn run_one<S, F, Fut>(
     client: &mut WorkerClient<AuthedChannel>,
     job: Job,
     lease: Duration,
     from: Option<Arc<ChainCheckpoint>>,
+    on_started: S,
     on_checkpoint: &mut F,
 ) -> Result<ChainResult, RpcError>
 where
+    S: std::future::Future,
     F: FnMut(Arc<ChainCheckpoint>) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
@@ -440,6 +444,8 @@ where
         .map_err(|_| lost())?
         .map_err(rpc_error)?
         .into_inner();
+    // The worker answered: it holds a slot for this chain.
+    let _ = on_started.await;
     loop {
         match tokio::time::timeout(lease, stream.message()).await {
             Err(_) => return Err(lost()),
@@ -479,5 +485,115 @@ where
             }
             Ok(Err(s)) => return Err(rpc_error(s)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use causeway_proto::v1::worker_server::{Worker, WorkerServer};
+    use causeway_proto::v1::{ChainEvent, HelloReply};
+    use tokio_stream::wrappers::ReceiverStream;
+    use tonic::{Request, Response, Status};
+
+    /// A worker that accepts a chain only when the test opens its gate, then finishes it at once.
+    #[derive(Clone)]
+    struct GatedWorker(Arc<Notify>);
+
+    #[tonic::async_trait]
+    impl Worker for GatedWorker {
+        async fn hello(&self, _: Request<HelloRequest>) -> Result<Response<HelloReply>, Status> {
+            Ok(Response::new(HelloReply {
+                protocol_version: PROTOCOL_VERSION,
+                worker_id: "gated".into(),
+                slots: 1,
+                ..Default::default()
+            }))
+        }
+
+        type RunChainStream = ReceiverStream<Result<ChainEvent, Status>>;
+
+        async fn run_chain(
+            &self,
+            _: Request<Job>,
+        ) -> Result<Response<Self::RunChainStream>, Status> {
+            self.0.notified().await;
+            let (tx, rx) = mpsc::channel(1);
+            let result = ChainResult {
+                ok: true,
+                ..Default::default()
+            };
+            let _ = tx
+                .send(Ok(ChainEvent {
+                    event: Some(chain_event::Event::Result(result)),
+                }))
+                .await;
+            Ok(Response::new(ReceiverStream::new(rx)))
+        }
+    }
+
+    /// `running` in jobs.sqlite must mean that a worker holds the chain: a worker told to drain
+    /// between the coordinator's send and its own acceptance exits without the chain, which
+    /// then fails as an RPC error (CI saw a drained worker's chain counted as a failed attempt).
+    #[tokio::test]
+    async fn a_chain_is_started_only_once_the_worker_has_accepted_it() {
+        let gate = Arc::new(Notify::new());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr").to_string();
+        let service = WorkerServer::new(GatedWorker(gate.clone()));
+        tokio::spawn(async move {
+            let sec = Security::default();
+            auth::serve_listener(service, listener, &sec, std::future::pending()).await
+        });
+        let worker = connect(&addr).await.expect("connect");
+        let (wtx, wrx) = mpsc::channel(1);
+        wtx.send(worker).await.expect("send worker");
+        let (_stop_tx, stop) = watch::channel(false);
+        let (out, mut events) = mpsc::channel(16);
+        let build: JobBuilder = Arc::new(|_| Job::default());
+        let run = tokio::spawn(dispatch(
+            wrx,
+            vec![0],
+            1,
+            build,
+            DispatchOptions::default(),
+            HashMap::new(),
+            stop,
+            out,
+        ));
+        let early = tokio::time::timeout(Duration::from_millis(500), events.recv()).await;
+        assert!(
+            early.is_err(),
+            "an event before the worker accepted the chain: {early:?}"
+        );
+        gate.notify_one();
+        let first = events.recv().await.expect("an event");
+        assert!(
+            matches!(
+                first,
+                Outcome::Row(Event::Started {
+                    index: 0,
+                    attempt: 1,
+                    ..
+                })
+            ),
+            "{first:?}"
+        );
+        let second = events.recv().await.expect("an event");
+        assert!(
+            matches!(
+                second,
+                Outcome::Finished {
+                    index: 0,
+                    attempts: 1,
+                    ..
+                }
+            ),
+            "{second:?}"
+        );
+        drop(wtx);
+        run.await.expect("dispatch ends");
     }
 }
