@@ -41,4 +41,7 @@ pub use chain::{
 pub use data::{DataContext, Dataset, Matrix};
 pub use params::ParamError;
 pub use registry::{Model, model};
-pub use seed::{ChainRng, chain_rng, dataset_rng, evaluation_rng, stable_hash};
+pub use seed::{
+    ChainRng, STABLE_HASH_START, chain_rng, dataset_rng, evaluation_rng, stable_hash,
+    stable_hash_extend,
+};

@@ -55,7 +55,15 @@ pub fn dataset_rng(base_seed: u64, dataset: u64, replicate: u64) -> ChainRng {
 /// FNV-1a (64-bit) of a byte string: a hash that is stable across platforms, Rust versions and
 /// runs (unlike `std`'s `DefaultHasher`). Used on canonical JSON (sorted keys) of a cell.
 pub fn stable_hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    stable_hash_extend(STABLE_HASH_START, bytes)
+}
+
+/// [`stable_hash`]'s state before any byte (FNV-1a's offset basis).
+pub const STABLE_HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// [`stable_hash`] in pieces: `stable_hash_extend(stable_hash_extend(STABLE_HASH_START, a), b)`
+/// equals `stable_hash(a ++ b)`, so a long canonical text can be hashed without being held.
+pub fn stable_hash_extend(mut h: u64, bytes: &[u8]) -> u64 {
     for b in bytes {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
