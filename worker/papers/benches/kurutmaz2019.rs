@@ -16,6 +16,11 @@
 //!   longest (`pair65`, T = 16 382).
 //! - `cep_job/vb_restarts5/{typical,longest}`: the VB job as `cep.yaml` runs it: one
 //!   `VbSampler` step with `n_restarts: 5` (and the default tolerance and dominated horizon).
+//!
+//! The SMC's per-step loops over particles and cells and VB's responsibilities step are compiled
+//! for AVX-512 and AVX2 as well as the baseline x86-64 and picked at run time (`multiversion`),
+//! so these figures depend on the CPU's instruction sets; the results do not (no FMA: the same
+//! bits on every path, tested).
 use std::path::PathBuf;
 
 use causeway_papers::kurutmaz2019::datasets::{self, CepSpec};

@@ -36,6 +36,7 @@ use defect_switch;
 
 pub mod dem;
 pub mod exact;
+mod kernels;
 mod particles;
 pub mod pg;
 pub mod problem;

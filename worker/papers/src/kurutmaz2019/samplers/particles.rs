@@ -263,8 +263,11 @@ impl Store {
     ///
     /// Returns false if an argument of a logarithm was not finite (or beyond 10³⁰⁰), in which
     /// case `out` is meaningless and the caller falls back to [`Store::log_terms`].
-    // `!(x <= LIM)` on purpose: a NaN argument must count as out of range.
-    #[allow(clippy::too_many_arguments, clippy::neg_cmp_op_on_partial_ord)]
+    ///
+    /// The loop is compiled for AVX-512 and AVX2 as well as the baseline and picked at run time
+    /// ([`terms_dispatch`]): plain f64 operations in a fixed order, no FMA, so every path
+    /// gives the same bits.
+    #[allow(clippy::too_many_arguments)]
     pub fn step_terms(
         &self,
         tab: &Tables,
@@ -275,59 +278,13 @@ impl Store {
         out: &mut [f64],
         scale: &mut [f64],
     ) -> bool {
-        const LIM: f64 = 1e300;
-        let len = self.n.len();
-        let (out, scale) = (&mut out[..len], &mut scale[..len]);
-        let (m1, u1, s00, s01, s11) = (
-            &self.m1[..len],
-            &self.u1[..len],
-            &self.s00[..len],
-            &self.s01[..len],
-            &self.s11[..len],
-        );
-        let (w0, w1, v2, kc, h1, h2) = (
-            &self.w0[..len],
-            &self.w1[..len],
-            &self.v2[..len],
-            &self.kc[..len],
-            &self.h1[..len],
-            &self.h2[..len],
-        );
-        // Arguments out of range, as an integer OR-reduction (vectorises).
-        let mut bad = 0u64;
-        if tab.spurious {
-            for k in 0..len {
-                let e1 = x1 - m1[k];
-                let e2 = x2 - w0[k];
-                let a = (1.0 + e1 * e1 * u1[k]) * (1.0 + s00[k] + e2 * e2 * v2[k]);
-                bad |= u64::from(!(a <= LIM));
-                out[k] = kc[k] - h1[k] * ln_fast(a);
-            }
-        } else if same_shape {
-            for k in 0..len {
-                let e1 = x1 - m1[k];
-                let s1 = 1.0 + s00[k] + f * (2.0 * s01[k] + f * s11[k]);
-                let e2 = x2 - w0[k] - w1[k] * f;
-                let g = 1.0 / s1.sqrt();
-                let ac = (1.0 + e1 * e1 * u1[k]) * (1.0 + e2 * e2 * v2[k] * (g * g));
-                bad |= u64::from(!(ac <= LIM && s1 <= LIM));
-                scale[k] = g;
-                out[k] = kc[k] - h1[k] * ln_fast(ac);
-            }
-        } else {
-            for k in 0..len {
-                let e1 = x1 - m1[k];
-                let s1 = 1.0 + s00[k] + f * (2.0 * s01[k] + f * s11[k]);
-                let e2 = x2 - w0[k] - w1[k] * f;
-                let g = 1.0 / s1.sqrt();
-                let a = 1.0 + e1 * e1 * u1[k];
-                let c = 1.0 + e2 * e2 * v2[k] * (g * g);
-                bad |= u64::from(!(a * c <= LIM && s1 <= LIM));
-                scale[k] = g;
-                out[k] = kc[k] - h1[k] * ln_fast(a) - h2[k] * ln_fast(c);
-            }
-        }
-        bad == 0
+        let at = StepAt {
+            x1,
+            x2,
+            f,
+            same_shape,
+        };
+        terms_dispatch(self, tab, at, out, scale)
     }
 
     /// Add observation (x1, x2, f) to cell `k` (rank-one Normal-Gamma updates, §3.2) except the
@@ -431,6 +388,90 @@ impl Store {
     }
 }
 
+/// The observation (x₁, x₂, f) of a step and whether a₁ = a₂: the arguments of
+/// [`Store::step_terms`] that its loop reads besides the store and the tables.
+#[derive(Debug, Clone, Copy)]
+struct StepAt {
+    x1: f64,
+    x2: f64,
+    f: f64,
+    same_shape: bool,
+}
+
+/// The loop of [`Store::step_terms`] (same result), inlined into each compiled version of
+/// [`terms_dispatch`] and, in the tests, into baseline code.
+// `!(x <= LIM)` on purpose: a NaN argument must count as out of range.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+#[inline(always)]
+fn terms_body(st: &Store, tab: &Tables, at: StepAt, out: &mut [f64], scale: &mut [f64]) -> bool {
+    let StepAt {
+        x1,
+        x2,
+        f,
+        same_shape,
+    } = at;
+    const LIM: f64 = 1e300;
+    let len = st.n.len();
+    let (out, scale) = (&mut out[..len], &mut scale[..len]);
+    let (m1, u1, s00, s01, s11) = (
+        &st.m1[..len],
+        &st.u1[..len],
+        &st.s00[..len],
+        &st.s01[..len],
+        &st.s11[..len],
+    );
+    let (w0, w1, v2, kc, h1, h2) = (
+        &st.w0[..len],
+        &st.w1[..len],
+        &st.v2[..len],
+        &st.kc[..len],
+        &st.h1[..len],
+        &st.h2[..len],
+    );
+    // Arguments out of range, as an integer OR-reduction (vectorises).
+    let mut bad = 0u64;
+    if tab.spurious {
+        for k in 0..len {
+            let e1 = x1 - m1[k];
+            let e2 = x2 - w0[k];
+            let a = (1.0 + e1 * e1 * u1[k]) * (1.0 + s00[k] + e2 * e2 * v2[k]);
+            bad |= u64::from(!(a <= LIM));
+            out[k] = kc[k] - h1[k] * ln_fast(a);
+        }
+    } else if same_shape {
+        for k in 0..len {
+            let e1 = x1 - m1[k];
+            let s1 = 1.0 + s00[k] + f * (2.0 * s01[k] + f * s11[k]);
+            let e2 = x2 - w0[k] - w1[k] * f;
+            let g = 1.0 / s1.sqrt();
+            let ac = (1.0 + e1 * e1 * u1[k]) * (1.0 + e2 * e2 * v2[k] * (g * g));
+            bad |= u64::from(!(ac <= LIM && s1 <= LIM));
+            scale[k] = g;
+            out[k] = kc[k] - h1[k] * ln_fast(ac);
+        }
+    } else {
+        for k in 0..len {
+            let e1 = x1 - m1[k];
+            let s1 = 1.0 + s00[k] + f * (2.0 * s01[k] + f * s11[k]);
+            let e2 = x2 - w0[k] - w1[k] * f;
+            let g = 1.0 / s1.sqrt();
+            let a = 1.0 + e1 * e1 * u1[k];
+            let c = 1.0 + e2 * e2 * v2[k] * (g * g);
+            bad |= u64::from(!(a * c <= LIM && s1 <= LIM));
+            scale[k] = g;
+            out[k] = kc[k] - h1[k] * ln_fast(a) - h2[k] * ln_fast(c);
+        }
+    }
+    bad == 0
+}
+
+/// [`terms_body`] compiled for AVX-512 and AVX2 as well as the baseline x86-64, the version
+/// picked at run time from the CPU's features (`multiversion`); the same bits on every path.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq+avx2+avx", "x86_64+avx2+avx"))]
+fn terms_dispatch(st: &Store, tab: &Tables, at: StepAt, l: &mut [f64], g: &mut [f64]) -> bool {
+    terms_body(st, tab, at, l, g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,6 +566,73 @@ mod tests {
                     st.update(&tab, st.cell(j, (j + t) % r_n), x1, x2, f);
                 }
             }
+        }
+    }
+
+    /// The dispatched `step_terms` (AVX-512 or AVX2 where the machine has them) gives the bits of
+    /// its baseline body in every branch (causal with a₁ ≠ a₂ and a₁ = a₂, spurious), over
+    /// J = 1001 particles (vector remainders) and a few hundred random updates, and the same
+    /// out-of-range verdict when a cell is pushed out of the fast form's range.
+    #[test]
+    fn dispatched_step_terms_gives_the_baseline_bits() {
+        use crate::seed::chain_rng;
+        use rand::RngExt;
+        let mut rng = chain_rng(3, 1, 4, 1);
+        let t_len = 300;
+        let a: Vec<f64> = (0..t_len)
+            .map(|_| 4.0 * rng.random::<f64>() - 2.0)
+            .collect();
+        let b: Vec<f64> = (0..t_len)
+            .map(|_| 4.0 * rng.random::<f64>() - 2.0)
+            .collect();
+        for (set, hyp) in [
+            (20, Hypothesis::AToB),
+            (36, Hypothesis::BToA),
+            (20, Hypothesis::Spurious),
+        ] {
+            let p = Problem::new(&a, &b, hyp, 3, Hyper::of_setting(set).unwrap()).unwrap();
+            let tab = Tables::new(&p);
+            let (j_n, r_n) = (1001, 3);
+            let mut st = Store::new(j_n, r_n);
+            st.reset(&p);
+            let same_shape = p.prior1.a == p.prior2.a;
+            let (mut out_a, mut scale_a) = (vec![0.0; j_n * r_n], vec![1.0; j_n * r_n]);
+            let (mut out_b, mut scale_b) = (out_a.clone(), scale_a.clone());
+            for t in 0..t_len {
+                let (x1, x2, f) = (p.v1[t], p.v2[t], p.f[t]);
+                let ok_a = st.step_terms(&tab, x1, x2, f, same_shape, &mut out_a, &mut scale_a);
+                let at = StepAt {
+                    x1,
+                    x2,
+                    f,
+                    same_shape,
+                };
+                let ok_b = terms_body(&st, &tab, at, &mut out_b, &mut scale_b);
+                assert!(ok_a && ok_b, "{hyp:?} t={t}");
+                for k in 0..j_n * r_n {
+                    assert_eq!(
+                        out_a[k].to_bits(),
+                        out_b[k].to_bits(),
+                        "{hyp:?} t={t} k={k}"
+                    );
+                    assert_eq!(scale_a[k].to_bits(), scale_b[k].to_bits());
+                }
+                for j in 0..j_n {
+                    let r = rng.random_range(0..r_n);
+                    st.update(&tab, st.cell(j, r), x1, x2, f);
+                }
+            }
+            st.b1[j_n + 7] = f64::NAN;
+            st.u1[j_n + 7] = f64::NAN;
+            let ok_a = st.step_terms(&tab, 0.5, 0.5, 0.5, same_shape, &mut out_a, &mut scale_a);
+            let at = StepAt {
+                x1: 0.5,
+                x2: 0.5,
+                f: 0.5,
+                same_shape,
+            };
+            let ok_b = terms_body(&st, &tab, at, &mut out_b, &mut scale_b);
+            assert!(!ok_a && !ok_b, "{hyp:?}");
         }
     }
 }

@@ -21,10 +21,10 @@ use rand::RngExt;
 
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
+use crate::kurutmaz2019::samplers::kernels;
 use crate::kurutmaz2019::samplers::particles::{MAX_R, Store, Tables};
 use crate::kurutmaz2019::samplers::problem::Problem;
 use crate::math::log_add_exp;
-use crate::math::{exp_neg_fast, ln_fast};
 use crate::seed::ChainRng;
 
 /// Resampling scheme (§4.1: "standard \[50\]"; the author used systematic).
@@ -242,28 +242,14 @@ impl Engine {
         for t in 0..t_len {
             let (x1, x2, f) = (self.x1[t], self.x2[t], self.f[t]);
             let scaled = self.class_terms(x1, x2, f);
-            // exp(ℓ − max_r ℓ) (times s₁^−½ if `scaled`) per cell and its sum per particle
-            // (class-major blocks of J).
-            for r in 0..r_n {
-                let (l, mx) = (&mut self.l[r * j_n..(r + 1) * j_n], &self.mx[..j_n]);
-                if scaled {
-                    let g = &self.scale[r * j_n..(r + 1) * j_n];
-                    for j in 0..j_n {
-                        l[j] = exp_neg_fast(l[j] - mx[j]) * g[j];
-                    }
-                } else {
-                    for j in 0..j_n {
-                        l[j] = exp_neg_fast(l[j] - mx[j]);
-                    }
-                }
-            }
-            self.ssum.copy_from_slice(&self.l[..j_n]);
-            for r in 1..r_n {
-                let (l, s) = (&self.l[r * j_n..(r + 1) * j_n], &mut self.ssum[..j_n]);
-                for j in 0..j_n {
-                    s[j] += l[j];
-                }
-            }
+            // exp(ℓ − max_r ℓ) (times s₁^−½ if `scaled`) per cell and its sum per particle.
+            kernels::proposal(
+                &mut self.l,
+                &self.scale,
+                scaled,
+                &mut self.mx,
+                &mut self.ssum,
+            );
             for j in 0..j_n {
                 let choice = match reference {
                     _ if r_n == 1 => 0,
@@ -298,12 +284,7 @@ impl Engine {
             }
             self.finish_updates();
             let mref = self.mx.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-            let mut tot = 0.0;
-            for j in 0..j_n {
-                let v = self.w[j] * self.ssum[j] * exp_neg_fast(self.mx[j] - mref);
-                self.w[j] = v;
-                tot += v;
-            }
+            let tot = kernels::reweigh(&mut self.w, &self.ssum, &self.mx, mref);
             if !(tot > 0.0 && tot.is_finite() && mref.is_finite()) {
                 return Err(SamplerError::Numerical(format!(
                     "SIS-CN weights degenerate at step {t} (sum {tot}, max log term {mref})"
@@ -315,13 +296,7 @@ impl Engine {
                 self.tab.step_const[t]
             };
             log_z += cst + mref + tot.ln();
-            let mut sq = 0.0;
-            let inv_tot = 1.0 / tot;
-            for w in self.w.iter_mut() {
-                *w *= inv_tot;
-                sq += *w * *w;
-            }
-            let ess = 1.0 / sq;
+            let ess = 1.0 / kernels::normalise(&mut self.w, 1.0 / tot);
             ess_min = ess_min.min(ess);
             let thr = cfg.resample_threshold;
             let resample = t + 1 < t_len && thr > 0.0 && (thr >= 1.0 || ess < thr * j_n as f64);
@@ -369,12 +344,11 @@ impl Engine {
         })
     }
 
-    /// ℓ − step constant of every cell at observation (x1, x2, f) into `self.l` and each
-    /// particle's maximum over its classes into `self.mx`: the fast form
+    /// ℓ − step constant of every cell at observation (x1, x2, f) into `self.l`: the fast form
     /// ([`Store::step_terms`]), or the reference form ([`Store::log_terms`]) if an argument of a
     /// logarithm was out of the fast form's range. Returns whether `self.l` lacks the factor
     /// `self.scale` (the fast form under a causal hypothesis): ℓ is then `self.l` + ln
-    /// `self.scale`, and the maximum is over `self.l`.
+    /// `self.scale`, and [`kernels::proposal`] takes the maximum over `self.l`.
     fn class_terms(&mut self, x1: f64, x2: f64, f: f64) -> bool {
         let (r_n, j_n) = (self.r, self.j);
         let fast = self.cur.step_terms(
@@ -395,27 +369,16 @@ impl Engine {
                 }
             }
         }
-        self.mx.copy_from_slice(&self.l[..j_n]);
-        for r in 1..r_n {
-            let (l, mx) = (&self.l[r * j_n..(r + 1) * j_n], &mut self.mx[..j_n]);
-            for j in 0..j_n {
-                mx[j] = if l[j] > mx[j] { l[j] } else { mx[j] };
-            }
-        }
         fast && !self.tab.spurious
     }
 
     /// Complete the updates of the step: ln(b₁b₂) of every updated cell (`self.prod`,
-    /// `self.upd`), with [`ln_fast`] when all are in its range.
+    /// `self.upd`), with [`crate::math::ln_fast`] when all are in its range ([`kernels::ln_in_place`]).
     fn finish_updates(&mut self) {
-        let mut bad = 0u64;
-        for p in self.prod.iter_mut() {
-            bad |= u64::from(!(*p > 0.0 && *p <= 1e300));
-            *p = ln_fast(*p);
-        }
+        let fast = kernels::ln_in_place(&mut self.prod);
         for j in 0..self.j {
             let k = self.upd[j] as usize;
-            let ln_b = if bad == 0 {
+            let ln_b = if fast {
                 self.prod[j]
             } else {
                 (self.cur.b1[k] * self.cur.b2[k]).ln()
