@@ -291,7 +291,12 @@ pub fn theta_bar_infinite(m_minus: usize, n: usize) -> f64 {
 /// `Δ = Σ_t [ln P(x_{i,t}|η|_{z=1}) − ln P(x_{i,t}|η|_{z=0})]` (Eq. 3 terms; only trials with
 /// `y_{k,t} = 1` contribute).
 pub fn z_log_odds(theta_bar: f64, delta_ln_lik: f64) -> f64 {
-    theta_bar.ln() - ln_one_minus(theta_bar) + delta_ln_lik
+    z_prior_log_odds(theta_bar) + delta_ln_lik
+}
+
+/// The prior part of Eq. 11's log-odds, `ln θ̄ − ln(1−θ̄)` (see [`z_log_odds`]).
+pub fn z_prior_log_odds(theta_bar: f64) -> f64 {
+    theta_bar.ln() - ln_one_minus(theta_bar)
 }
 
 /// Eq. 12: log-odds `ln[P(y_{k,t}=1|…) / P(y_{k,t}=0|…)] = ln p − ln(1−p) + Δ`, where

@@ -1,10 +1,10 @@
-//! The Gibbs kernels: Eq. 11 updates of `z_{i,k}` and Eq. 12 updates of Y (used by both
-//! algorithms), and one iteration of Algorithm 2 (§4.2, infinite model) with its exact draw of
-//! the new causes of a row (Eqs. 13–15).
+//! The Gibbs kernels: Eq. 11 updates of `z_{i,k}` (used by both algorithms; the Eq. 12 updates of
+//! Y are in [`super::y_sweep`]), and one iteration of Algorithm 2 (§4.2, infinite model) with its
+//! exact draw of the new causes of a row (Eqs. 13–15).
 
 use rand::RngExt;
 
-use super::state::{Cause, Core, Defect, Hyper, categorical, cumulative, draw_logit, hist2};
+use super::state::{Cause, Core, Defect, Hyper, categorical, cumulative, draw_logit};
 use crate::chain::SamplerError;
 use crate::seed::ChainRng;
 use crate::wood2006::equations as eq;
@@ -40,59 +40,10 @@ impl Core {
         } else {
             theta
         };
-        let lo = eq::z_log_odds(theta, self.z_delta(i, k));
+        // Eq. 11 = eq::z_log_odds(θ̄, Δ), with its prior part memoised per θ̄
+        let lo = self.z_prior.get(theta, eq::z_prior_log_odds) + self.z_delta(i, k);
         let v = draw_logit(lo, rng.random::<f64>(), "z")?;
         self.set_z(i, k, v);
-        Ok(())
-    }
-
-    /// Eq. 12 Gibbs updates of every `y_{k,t}` (Algorithm 1 lines 14–16, Algorithm 2 lines 18–20).
-    /// For a fixed k the T updates are conditionally independent (each touches only column t of
-    /// η), so their log-odds are accumulated row by row over the parents of k and then drawn in
-    /// order. `rb`, if given (K × T), accumulates the conditional probabilities (Rao–Blackwell).
-    pub fn sweep_y(
-        &mut self,
-        rng: &mut ChainRng,
-        mut rb: Option<&mut [f64]>,
-    ) -> Result<(), SamplerError> {
-        self.ensure_tables(0);
-        let t = self.t;
-        // Eq. 12's prior log-odds ln p − ln(1−p); the likelihood part is added per trial below.
-        let lo_prior = eq::y_log_odds(self.hyper.p, 0.0);
-        for k in 0..self.causes.len() {
-            self.rows.clear();
-            self.rows
-                .extend((0..self.n).filter(|&i| self.causes[k].z[i] != 0));
-            self.acc.iter_mut().for_each(|a| *a = lo_prior);
-            let y = &self.causes[k].y;
-            for &i in &self.rows {
-                let xi = &self.x[i * t..(i + 1) * t];
-                let ei = &self.eta[i * t..(i + 1) * t];
-                for (((a, &yy), &x), &e) in self.acc.iter_mut().zip(y).zip(xi).zip(ei) {
-                    let e0 = e - u32::from(yy);
-                    *a += self.tables.step[(2 * e0 + u32::from(x)) as usize];
-                }
-            }
-            for tt in 0..t {
-                let lo = self.acc[tt];
-                if let Some(rb) = rb.as_deref_mut() {
-                    rb[k * t + tt] += 1.0 / (1.0 + (-lo).exp());
-                }
-                let v = draw_logit(lo, rng.random::<f64>(), "y")?;
-                let c = &mut self.causes[k];
-                if (c.y[tt] != 0) != v {
-                    c.y[tt] = u8::from(v);
-                    for &i in &self.rows {
-                        if v {
-                            self.eta[i * t + tt] += 1;
-                        } else {
-                            self.eta[i * t + tt] -= 1;
-                        }
-                    }
-                }
-            }
-            self.causes[k].refresh_on();
-        }
         Ok(())
     }
 
@@ -149,13 +100,7 @@ impl Core {
             p,
         } = self.hyper;
         // histograms of η over trials with x = 0 and x = 1 for row i
-        let len = self.causes.len() + 1;
-        self.h0.clear();
-        self.h0.resize(len, 0);
-        self.h1.clear();
-        self.h1.resize(len, 0);
-        let (xi, ei) = (&self.x[i * t..(i + 1) * t], &self.eta[i * t..(i + 1) * t]);
-        hist2(xi, ei, &mut self.h0, &mut self.h1);
+        self.row_hist_into(i, self.causes.len() + 1);
         if self.k_new_prior.0 != alpha || self.k_new_prior.1.len() != kmax + 1 {
             self.k_new_prior = (
                 alpha,
@@ -197,32 +142,45 @@ impl Core {
             self.causes.push(Cause::new(z, vec![0; t]));
         }
         self.ensure_tables(0);
+        self.fit_row_hist();
+        let w = self.row_w;
         // The conditional of the number m of active new causes on trial t depends on the trial
         // only through (η_{i,t}, x_{i,t}): Eq. 15's summands, prior part once per m, likelihood
         // part from the Eq. 3 table; cumulative weights cached per (η, x).
-        let prior_m: Vec<f64> = (0..=kn)
-            .map(|m| eq::ln_new_active_prior(m, kn, p))
-            .collect();
+        self.new_prior.clear();
+        self.new_prior
+            .extend((0..=kn).map(|m| eq::ln_new_active_prior(m, kn, p)));
         let max_e = (0..t).map(|tt| self.eta[i * t + tt]).max().unwrap_or(0) as usize;
-        let mut cdf: Vec<Vec<f64>> = vec![Vec::new(); 2 * (max_e + 1)];
+        // slot (η, x) at [(2η + x)(K_new + 1) ..][.. K_new + 1]; NaN first entry: not filled yet
+        let width = kn + 1;
+        self.new_cdf.clear();
+        self.new_cdf.resize(2 * (max_e + 1) * width, f64::NAN);
         self.idx.clear();
         self.idx.extend(0..kn);
+        // the existing causes of row i, whose Eq. 12 log-odds see η_{i,t} (see y_sweep.rs)
+        self.rows.clear();
+        self.rows
+            .extend((0..first).filter(|&kk| self.causes[kk].z[i] != 0));
         for tt in 0..t {
             let e = self.eta[i * t + tt] as usize;
             let x = usize::from(self.x[i * t + tt]);
-            let slot = &mut cdf[2 * e + x];
-            if slot.is_empty() {
+            let at = (2 * e + x) * width;
+            if self.new_cdf[at].is_nan() {
                 self.weights.clear();
-                self.weights
-                    .extend((0..=kn).map(|m| prior_m[m] + self.tables.ln_px[2 * (e + m) + x]));
-                cumulative(&self.weights, slot).ok_or_else(|| {
+                self.weights.extend(
+                    (0..=kn).map(|m| self.new_prior[m] + self.tables.ln_px[2 * (e + m) + x]),
+                );
+                cumulative(&self.weights, &mut self.probs).ok_or_else(|| {
                     SamplerError::Numerical(format!(
                         "Eq. 15 weights for new causes of row {i} are not finite"
                     ))
                 })?;
+                self.new_cdf[at..at + width].copy_from_slice(&self.probs);
             }
+            let slot = &self.new_cdf[at..at + width];
             let u = rng.random::<f64>() * slot[kn];
-            let m = slot.partition_point(|&c| c <= u).min(kn);
+            // the first cumulative weight above u (a linear scan: K_new is small)
+            let m = slot.iter().position(|&c| c > u).unwrap_or(kn).min(kn);
             // uniformly random subset of size m (partial Fisher–Yates)
             for j in 0..m {
                 let r = rng.random_range(j..kn);
@@ -230,6 +188,17 @@ impl Core {
                 self.causes[first + self.idx[j]].y[tt] = 1;
             }
             self.eta[i * t + tt] += m as u32;
+            if m > 0 && w > 0 {
+                self.row_hist[i * w + 2 * e + x] -= 1;
+                self.row_hist[i * w + 2 * (e + m) + x] += 1;
+            }
+            if m > 0 {
+                for &kk in &self.rows {
+                    if let Some(w) = self.causes[kk].fresh.get_mut(tt / 64) {
+                        *w &= !(1u64 << (tt % 64));
+                    }
+                }
+            }
         }
         for c in &mut self.causes[first..] {
             c.refresh_on();

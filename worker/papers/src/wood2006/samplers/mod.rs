@@ -4,8 +4,10 @@
 mod gibbs;
 mod hyper;
 mod rjmcmc;
+mod row_hist;
 mod split_merge;
 mod state;
+mod y_sweep;
 
 pub use self::state::{Defect, Hyper};
 
@@ -194,6 +196,8 @@ impl HiddenCauseSampler {
             return Err(SamplerError::Input("x entries must be 0 or 1".into()));
         }
         self.core.x.copy_from_slice(&x.data);
+        self.core.invalidate_y_odds();
+        self.core.invalidate_row_hist();
         self.core.global_hist();
         self.log_joint = self.core.log_joint();
         Ok(())

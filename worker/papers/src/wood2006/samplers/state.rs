@@ -1,8 +1,11 @@
 //! The sampler state [`Core`] shared by both algorithms, with the caches that make a sweep
 //! O(N·K·T): the active-parent counts `η_{i,t} = z_{i,:}·y_{:,t}` (N × T) and the column counts
 //! `m_k`, plus tables of Eq. 3 for the current λ, ε; their maintenance, the `log_joint` trace
-//! value and the cache check. The kernels live in [`super::gibbs`] (Eqs. 11–12 and Algorithm 2,
-//! §4.2), [`super::rjmcmc`] (Algorithm 1, §4.1) and [`super::hyper`] (§6).
+//! value and the cache check. Two more caches, updated by the same moves, live in their own
+//! files: the per-row histograms of η ([`super::row_hist`]) and the Eq. 12 log-odds of every
+//! `y_{k,t}` ([`super::y_sweep`]). The kernels live in [`super::gibbs`] (Eq. 11 and Algorithm 2,
+//! §4.2), [`super::y_sweep`] (Eq. 12), [`super::rjmcmc`] (Algorithm 1, §4.1) and
+//! [`super::hyper`] (§6).
 //!
 //! Every probability comes from [`super::equations`](crate::wood2006::equations); this file only
 //! arranges the computations.
@@ -64,6 +67,15 @@ pub(crate) struct Cause {
     /// The trials `t` with `y_{k,t} = 1`, increasing (kept in step with `y`; with p ≈ 0.1 the
     /// z updates touch a tenth of the trials).
     pub on: Vec<u32>,
+    /// `1 + e^{−lo}` of Eq. 12's log-odds `lo` of `y_{k,t}` as last computed, length T once this
+    /// cause has been swept (see `samplers/y_sweep.rs`); entry t is valid where bit t of `fresh`
+    /// is set.
+    #[serde(skip)]
+    pub odds: Vec<f64>,
+    /// Bit t (word t / 64, bit t % 64) set: `odds[t]` equals a recomputation. Empty: nothing
+    /// valid.
+    #[serde(skip)]
+    pub fresh: Vec<u64>,
 }
 
 impl Cause {
@@ -75,6 +87,8 @@ impl Cause {
             y,
             m,
             on: Vec::new(),
+            odds: Vec::new(),
+            fresh: Vec::new(),
         };
         c.refresh_on();
         c
@@ -149,7 +163,53 @@ pub(super) fn draw_logit(lo: f64, u: f64, what: &str) -> Result<bool, SamplerErr
             "log-odds of {what} is NaN"
         )));
     }
-    Ok(u * (1.0 + (-lo).exp()) < 1.0)
+    Ok(u * one_plus_exp_neg(lo) < 1.0)
+}
+
+/// `1 + e^{−lo}`: `1/(1 + e^{−lo})` is the probability of log-odds `lo`, and [`draw_logit`]
+/// compares `u (1 + e^{−lo}) < 1`.
+#[inline]
+pub(super) fn one_plus_exp_neg(lo: f64) -> f64 {
+    1.0 + (-lo).exp()
+}
+
+/// Slots of a [`Memo`] (a power of two): 512 keeps a sweep's distinct Eq. 12 log-odds (a few
+/// hundred at N = 20, K_+ = 10) mostly resident.
+const MEMO_SLOTS: usize = 512;
+
+/// A function of one `f64` memoised by the argument's bit pattern: [`MEMO_SLOTS`] direct-mapped
+/// slots, a new argument evicting the slot's old one. The value returned is the function's own, so a
+/// memoised computation gives bit for bit what the direct one gives. For the few distinct
+/// log-odds of Eq. 12 in a sweep (most trials see the same pattern of parents) and the N
+/// distinct `θ̄` of Eq. 11. Not for NaN arguments (the empty-slot key is a NaN pattern).
+#[derive(Debug, Clone)]
+pub(super) struct Memo {
+    keys: Box<[u64; MEMO_SLOTS]>,
+    vals: Box<[f64; MEMO_SLOTS]>,
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        Memo {
+            keys: Box::new([u64::MAX; MEMO_SLOTS]),
+            vals: Box::new([0.0; MEMO_SLOTS]),
+        }
+    }
+}
+
+impl Memo {
+    /// `f(v)`, computed only if `v` is not in its slot.
+    #[inline]
+    pub(super) fn get(&mut self, v: f64, f: impl FnOnce(f64) -> f64) -> f64 {
+        let b = v.to_bits();
+        let s =
+            (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize;
+        if self.keys[s] != b {
+            self.keys[s] = b;
+            self.vals[s] = f(v);
+        }
+        self.vals[s]
+    }
 }
 
 /// Sample an index with probabilities proportional to `exp(logw)` given `u ~ U(0,1)`, computing
@@ -178,29 +238,6 @@ pub(super) fn categorical(logw: &[f64], probs: &mut Vec<f64>, u: f64) -> Option<
     }
     // rounding: the last index with positive weight
     probs.iter().rposition(|&p| p > 0.0)
-}
-
-/// Histograms of `eta` over entries with `x = 0` (`h0`) and `x = 1` (`h1`); both must be long
-/// enough.
-pub(super) fn hist2(x: &[u8], eta: &[u32], h0: &mut [u64], h1: &mut [u64]) {
-    // four interleaved partial histograms break the store-to-load dependency between
-    // consecutive entries that fall in the same bin (most have η = 0)
-    let w = 2 * h0.len();
-    let mut h = vec![0u64; 4 * w];
-    let mut xs = x.chunks_exact(4);
-    let mut es = eta.chunks_exact(4);
-    for (xc, ec) in (&mut xs).zip(&mut es) {
-        for j in 0..4 {
-            h[j * w + 2 * ec[j] as usize + usize::from(xc[j])] += 1;
-        }
-    }
-    for (&xx, &e) in xs.remainder().iter().zip(es.remainder()) {
-        h[2 * e as usize + usize::from(xx)] += 1;
-    }
-    for (e, (a, b)) in h0.iter_mut().zip(h1.iter_mut()).enumerate() {
-        *a = (0..4).map(|j| h[j * w + 2 * e]).sum();
-        *b = (0..4).map(|j| h[j * w + 2 * e + 1]).sum();
-    }
 }
 
 /// Cumulative sums of `exp(logw − max)` into `out` (length = `logw.len()`). `None` if no weight is
@@ -240,7 +277,6 @@ pub(crate) struct Core {
     /// Splits and merges accepted in the last iteration's split–merge sweep.
     pub split_merge_accepted: (u32, u32),
     // scratch
-    pub(super) acc: Vec<f64>,
     pub(super) rows: Vec<usize>,
     pub(super) weights: Vec<f64>,
     pub(super) probs: Vec<f64>,
@@ -250,6 +286,32 @@ pub(crate) struct Core {
     pub(super) ms: Vec<usize>,
     pub h0: Vec<u64>,
     pub h1: Vec<u64>,
+    /// Per-row histograms of η by x, `row_w` bins a row (0: not built); see
+    /// `samplers/row_hist.rs`.
+    #[serde(skip)]
+    pub(super) row_hist: Vec<u32>,
+    /// Bins a row of `row_hist` (2 per value of η); 0: not built.
+    #[serde(skip)]
+    pub(super) row_w: usize,
+    /// `lo ↦ 1 + e^{−lo}` ([`one_plus_exp_neg`]) for the Eq. 12 draws.
+    #[serde(skip)]
+    pub(super) y_odds: Memo,
+    /// `θ̄ ↦ ln θ̄ − ln(1 − θ̄)` ([`eq::z_prior_log_odds`]) for the Eq. 11 draws.
+    #[serde(skip)]
+    pub(super) z_prior: Memo,
+    /// The bit patterns of (p, λ, ε) that every cause's valid `odds` entries were computed with;
+    /// `None` invalidates them all (see `samplers/y_sweep.rs`).
+    #[serde(skip)]
+    pub(super) y_key: Option<[u64; 3]>,
+    /// Scratch of Algorithm 2's new causes: Eq. 15's prior part per number of active new causes,
+    /// and the cumulative weights per (η, x).
+    #[serde(skip)]
+    pub(super) new_prior: Vec<f64>,
+    #[serde(skip)]
+    pub(super) new_cdf: Vec<f64>,
+    /// Scratch of the Y sweep: the trials whose `y_{k,t}` flipped in the swept cause.
+    #[serde(skip)]
+    pub(super) flips: Vec<usize>,
 }
 
 impl Core {
@@ -274,7 +336,6 @@ impl Core {
             eta: vec![0; n * t],
             hyper,
             split_merge_accepted: (0, 0),
-            acc: vec![0.0; t],
             rows: Vec::new(),
             weights: Vec::new(),
             probs: Vec::new(),
@@ -283,6 +344,14 @@ impl Core {
             ms: Vec::new(),
             h0: Vec::new(),
             h1: Vec::new(),
+            row_hist: Vec::new(),
+            row_w: 0,
+            y_odds: Memo::default(),
+            z_prior: Memo::default(),
+            y_key: None,
+            flips: Vec::new(),
+            new_prior: Vec::new(),
+            new_cdf: Vec::new(),
         }
     }
 
@@ -317,6 +386,8 @@ impl Core {
     }
 
     pub fn recompute_eta(&mut self) {
+        self.invalidate_y_odds();
+        self.invalidate_row_hist();
         self.eta.iter_mut().for_each(|e| *e = 0);
         for c in &self.causes {
             for i in 0..self.n {
@@ -365,41 +436,53 @@ impl Core {
             .ensure(self.hyper.lambda, self.hyper.epsilon, need);
     }
 
-    /// Set `z_{i,k} = v`, updating `m_k` and row `i` of η (O(Σ_t y_{k,t})).
+    /// Set `z_{i,k} = v`, updating `m_k`, row `i` of η and its histogram, and marking the Eq. 12
+    /// log-odds it changes stale (O(Σ_t y_{k,t}) per cause of row i, plus T/64 for k).
     pub(super) fn set_z(&mut self, i: usize, k: usize, v: bool) {
-        let c = &mut self.causes[k];
-        let old = c.z[i] != 0;
-        if old == v {
+        if (self.causes[k].z[i] != 0) == v {
             return;
         }
+        self.fit_row_hist();
+        let t = self.t;
+        let w = self.row_w;
+        let c = &mut self.causes[k];
         c.z[i] = u8::from(v);
-        let row = &mut self.eta[i * self.t..(i + 1) * self.t];
+        let row = &mut self.eta[i * t..(i + 1) * t];
+        let xi = &self.x[i * t..(i + 1) * t];
+        let mut hist = (w > 0).then(|| &mut self.row_hist[i * w..(i + 1) * w]);
         if v {
             c.m += 1;
-            for &t in &c.on {
-                row[t as usize] += 1;
-            }
         } else {
             c.m -= 1;
-            for &t in &c.on {
-                row[t as usize] -= 1;
+        }
+        for &tt in &c.on {
+            let tt = tt as usize;
+            let e = row[tt] as usize;
+            let e_new = if v { e + 1 } else { e - 1 };
+            row[tt] = e_new as u32;
+            if let Some(h) = hist.as_deref_mut() {
+                let x = usize::from(xi[tt]);
+                h[2 * e + x] -= 1;
+                h[2 * e_new + x] += 1;
             }
         }
+        // Eq. 12 caches: the parent set of k changed, and so did η_{i,t} for t ∈ on_k, which
+        // every other cause of row i reads.
+        c.fresh.iter_mut().for_each(|w| *w = 0);
+        let on = std::mem::take(&mut c.on);
+        for (kk, o) in self.causes.iter_mut().enumerate() {
+            if kk != k && o.z[i] != 0 && !o.fresh.is_empty() {
+                for &t in &on {
+                    o.fresh[t as usize / 64] &= !(1u64 << (t % 64));
+                }
+            }
+        }
+        self.causes[k].on = on;
     }
 
     pub(super) fn collect_ms(&mut self) {
         self.ms.clear();
         self.ms.extend(self.causes.iter().map(|c| c.m as usize));
-    }
-
-    /// Histograms `h0[e]`, `h1[e]` of η over all entries with `x = 0`, `x = 1`.
-    pub fn global_hist(&mut self) {
-        let len = self.eta.iter().copied().max().unwrap_or(0) as usize + 1;
-        self.h0.clear();
-        self.h0.resize(len, 0);
-        self.h1.clear();
-        self.h1.resize(len, 0);
-        hist2(&self.x, &self.eta, &mut self.h0, &mut self.h1);
     }
 
     /// The column multiplicities `K_h` of the non-zero columns (§3.2).
@@ -514,6 +597,8 @@ impl Core {
         if self.kind == SamplerKind::Rjmcmc && self.causes.is_empty() {
             return Err("RJMCMC state has K = 0".into());
         }
+        self.check_y_odds()?;
+        self.check_row_hist()?;
         let fresh_t = Tables::new(self.hyper.lambda, self.hyper.epsilon, self.tables.len());
         if fresh_t.ln_px != self.tables.ln_px || fresh_t.step != self.tables.step {
             return Err("Eq. 3 tables are stale".into());
