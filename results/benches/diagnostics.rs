@@ -25,7 +25,7 @@ use std::time::Duration;
 use causeway_results::diagnostics::{
     Draws, TailProbs, diagnose_draws, ess_bulk, ess_mean, ess_tail, rhat,
 };
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 
 const SEED: u64 = 20_240_523;
 const RHO: f64 = 0.9;
@@ -133,4 +133,32 @@ fn bench_small(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_small, bench_large);
-criterion_main!(benches);
+
+/// Criterion's harness, or, with `CAUSEWAY_DIAG_ITERS=K` set, K plain runs of
+/// `rhat_ess_bulk_ess_tail` on the 4 × 10⁶ draws and nothing else: a whole process whose CPU
+/// time (`/usr/bin/time -v`, less the draw generation of a `K=0` run) is comparable between
+/// builds on a machine too busy for wall-clock medians. It prints the three values (17
+/// significant digits) of the last run, to check that two builds agree bit for bit.
+fn main() {
+    if let Some(k) = std::env::var("CAUSEWAY_DIAG_ITERS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let data = ar1_draws(4, 1_000_000);
+        let mut values = None;
+        for _ in 0..k {
+            let d = Draws::from_row_major(black_box(&data), 4).expect("valid shape");
+            values = Some(black_box((
+                rhat(&d),
+                ess_bulk(&d, false),
+                ess_tail(&d, TailProbs::default(), false),
+            )));
+        }
+        if let Some((r, b, t)) = values {
+            println!("rhat {r:.17e} ess_bulk {b:.17e} ess_tail {t:.17e}");
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::memory::{big_vec, big_vec_filled, threads_for};
-use super::sums::{mean, var};
+use super::memory::{big_vec, big_vec_filled, par_map, threads_for};
+use super::sums::{mean, var, var_about};
 
 /// `np.finfo(float).resolution`: ArviZ treats an array whose range is below this as constant.
 const RESOLUTION: f64 = 1e-15;
@@ -134,7 +134,12 @@ impl AutocovPlan {
     /// inverse transform is linear, so one inverse FFT serves all chains.
     ///
     /// Returns the lags that padding to `t.m` gives exactly: 0..=min(n − 1, m − n).
-    fn mean_autocov(&self, t: &Transforms, chains: &[&[f64]], chain_means: &[f64]) -> Vec<f64> {
+    fn mean_autocov<F: Fn(f64) -> f64 + Sync>(
+        &self,
+        t: &Transforms,
+        set: &ChainSet<F>,
+    ) -> Vec<f64> {
+        let (chains, chain_means, map) = (set.chains, &set.means, &set.map);
         let (n, m) = (self.n, t.m);
         let lags = n.min(m - n + 1);
         let pairs: Vec<(usize, Option<usize>)> = (0..chains.len())
@@ -150,12 +155,12 @@ impl AutocovPlan {
             for &(a, b) in my_pairs {
                 let (ma, ca) = (chain_means[a], chains[a]);
                 for (z, &x) in buf[..n].iter_mut().zip(ca) {
-                    *z = Complex::new(x - ma, 0.0);
+                    *z = Complex::new(map(x) - ma, 0.0);
                 }
                 if let Some(b) = b {
                     let (mb, cb) = (chain_means[b], chains[b]);
                     for (z, &y) in buf[..n].iter_mut().zip(cb) {
-                        z.im = y - mb;
+                        z.im = map(y) - mb;
                     }
                 }
                 buf[n..].fill(Complex::new(0.0, 0.0));
@@ -207,15 +212,19 @@ impl AutocovPlan {
     /// scale 1e-10, say) share a transform without the smaller drowning in the rounding
     /// error of the larger; the autocovariances are scaled back (exactly) afterwards.
     /// Lags as [`Self::mean_autocov`].
-    fn mean_autocov_two(
+    fn mean_autocov_two<FA, FB>(
         &self,
         t: &Transforms,
-        a: (&[&[f64]], &[f64], f64),
-        b: (&[&[f64]], &[f64], f64),
-    ) -> (Vec<f64>, Vec<f64>) {
+        (a, sa): (&ChainSet<FA>, f64),
+        (b, sb): (&ChainSet<FB>, f64),
+    ) -> (Vec<f64>, Vec<f64>)
+    where
+        FA: Fn(f64) -> f64 + Sync,
+        FB: Fn(f64) -> f64 + Sync,
+    {
         let (n, m) = (self.n, t.m);
         let lags = n.min(m - n + 1);
-        let c = a.0.len().min(b.0.len());
+        let c = a.chains.len().min(b.chains.len());
         let threads = threads_for(c * m, 1 << 14).min(c).max(1);
         let spectra = |range: std::ops::Range<usize>| -> (Vec<f64>, Vec<f64>) {
             let mut pa = big_vec_filled(m, 0.0f64);
@@ -224,10 +233,10 @@ impl AutocovPlan {
             let mut scratch =
                 big_vec_filled(t.fwd.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
             for ch in range {
-                let (xa, ma, sa) = (a.0[ch], a.1[ch], a.2);
-                let (xb, mb, sb) = (b.0[ch], b.1[ch], b.2);
+                let (xa, ma, fa) = (a.chains[ch], a.means[ch], &a.map);
+                let (xb, mb, fb) = (b.chains[ch], b.means[ch], &b.map);
                 for ((z, &x), &y) in buf[..n].iter_mut().zip(xa).zip(xb) {
-                    *z = Complex::new((x - ma) * sa, (y - mb) * sb);
+                    *z = Complex::new((fa(x) - ma) * sa, (fb(y) - mb) * sb);
                 }
                 buf[n..].fill(Complex::new(0.0, 0.0));
                 t.fwd.process_with_scratch(&mut buf, &mut scratch);
@@ -277,7 +286,7 @@ impl AutocovPlan {
         let mut scratch = big_vec_filled(t.inv.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
         t.inv.process_with_scratch(&mut buf, &mut scratch);
         let scale = 1.0 / (m as f64 * n as f64 * c as f64);
-        let (ua, ub) = (1.0 / (a.2 * a.2), 1.0 / (b.2 * b.2));
+        let (ua, ub) = (1.0 / (sa * sa), 1.0 / (sb * sb));
         (
             buf[..lags].iter().map(|z| z.re * scale * ua).collect(),
             buf[..lags].iter().map(|z| z.im * scale * ub).collect(),
@@ -297,22 +306,65 @@ impl AutocovPlan {
 /// * τ̂ = −1 + 2·Σ_{t≤max_t} ρ̂_t + ρ̂_{max_t+1}, floored at 1/log10(C·n);
 /// * ESS = C·n/τ̂ (or 1/τ̂ when `relative`).
 pub(crate) fn ess_chains(chains: &[&[f64]], plan: &AutocovPlan, relative: bool) -> f64 {
-    let n_chain = chains.len();
-    let n_draw = chains.first().map_or(0, |c| c.len());
+    ess_set(&ChainSet::plain(chains), plan, relative)
+}
+
+/// C chains of n values, each passed through `map` before use (the identity for draws and
+/// z-scores; an indicator I(x ≤ q) for tail ESS, which so needs no array of its own), with
+/// the mapped chains' means (as `np.mean`) and their range (max − min over all chains).
+pub(crate) struct ChainSet<'c, F> {
+    chains: &'c [&'c [f64]],
+    map: F,
+    means: Vec<f64>,
+    range: f64,
+}
+
+impl<'c> ChainSet<'c, fn(f64) -> f64> {
+    /// The chains as they are: means by numpy's pairwise sum, range by a scan.
+    pub(crate) fn plain(chains: &'c [&'c [f64]]) -> ChainSet<'c, impl Fn(f64) -> f64 + Sync> {
+        let (lo, hi) = chains
+            .iter()
+            .flat_map(|c| c.iter())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        ChainSet {
+            chains,
+            map: |x: f64| x,
+            means: chain_means(chains),
+            range: hi - lo,
+        }
+    }
+}
+
+impl<'c, F: Fn(f64) -> f64 + Sync> ChainSet<'c, F> {
+    /// Chains seen through `map`, whose means and range the caller knows (e.g. from counts
+    /// for an indicator). The means must be what `np.mean` gives for the mapped chains.
+    pub(crate) fn mapped(chains: &'c [&'c [f64]], map: F, means: Vec<f64>, range: f64) -> Self {
+        Self {
+            chains,
+            map,
+            means,
+            range,
+        }
+    }
+}
+
+/// [`ess_chains`] of a [`ChainSet`].
+pub(crate) fn ess_set<F: Fn(f64) -> f64 + Sync>(
+    set: &ChainSet<F>,
+    plan: &AutocovPlan,
+    relative: bool,
+) -> f64 {
+    let n_chain = set.chains.len();
+    let n_draw = set.chains.first().map_or(0, |c| c.len());
     let size = (n_chain * n_draw) as f64;
-    let (lo, hi) = chains
-        .iter()
-        .flat_map(|c| c.iter())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        });
-    if hi - lo < RESOLUTION {
+    if set.range < RESOLUTION {
         return size;
     }
-    let chain_means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
     for t in plan.attempts() {
-        let acov = plan.mean_autocov(t, chains, &chain_means);
-        if let Some(ess) = geyer_ess(&acov, &chain_means, n_chain, n_draw, relative) {
+        let acov = plan.mean_autocov(t, set);
+        if let Some(ess) = geyer_ess(&acov, &set.means, n_chain, n_draw, relative) {
             return ess;
         }
     }
@@ -321,23 +373,29 @@ pub(crate) fn ess_chains(chains: &[&[f64]], plan: &AutocovPlan, relative: bool) 
 }
 
 /// [`ess_chains`] of two arrays of the same shape, sharing the FFTs (see
-/// `AutocovPlan::mean_autocov_two`): what tail ESS (low and high indicator) and `diagnose`
-/// (bulk z and raw draws) need. Same values as two `ess_chains` calls up to rounding.
+/// `AutocovPlan::mean_autocov_two`): what `diagnose` (bulk z and raw draws) needs. Same
+/// values as two `ess_chains` calls up to rounding.
+#[cfg(test)]
 pub(crate) fn ess_chains_two(
     a: &[&[f64]],
     b: &[&[f64]],
     plan: &AutocovPlan,
     relative: bool,
 ) -> (f64, f64) {
-    let range = |chains: &[&[f64]]| {
-        let (lo, hi) = chains
-            .iter()
-            .flat_map(|c| c.iter())
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            });
-        hi - lo
-    };
+    ess_sets_two(&ChainSet::plain(a), &ChainSet::plain(b), plan, relative)
+}
+
+/// [`ess_chains_two`] of two [`ChainSet`]s: what tail ESS (low and high indicator) needs.
+pub(crate) fn ess_sets_two<FA, FB>(
+    a: &ChainSet<FA>,
+    b: &ChainSet<FB>,
+    plan: &AutocovPlan,
+    relative: bool,
+) -> (f64, f64)
+where
+    FA: Fn(f64) -> f64 + Sync,
+    FB: Fn(f64) -> f64 + Sync,
+{
     // 2^−⌊log2 range⌋ brings a set to a range in [1, 2), exactly (a power of two); `None`
     // for a (near-)constant or non-finite range, which take the one-set path.
     let pow2_scale = |r: f64| -> Option<f64> {
@@ -347,20 +405,19 @@ pub(crate) fn ess_chains_two(
         let e = (r.log2().floor() as i32).clamp(-900, 900);
         Some(2f64.powi(-e))
     };
-    let (Some(sa), Some(sb)) = (pow2_scale(range(a)), pow2_scale(range(b))) else {
-        return (ess_chains(a, plan, relative), ess_chains(b, plan, relative));
+    let one_by_one = || (ess_set(a, plan, relative), ess_set(b, plan, relative));
+    let (Some(sa), Some(sb)) = (pow2_scale(a.range), pow2_scale(b.range)) else {
+        return one_by_one();
     };
-    if a.len() != b.len() || a.is_empty() {
-        return (ess_chains(a, plan, relative), ess_chains(b, plan, relative));
+    if a.chains.len() != b.chains.len() || a.chains.is_empty() {
+        return one_by_one();
     }
-    let n_chain = a.len();
-    let n_draw = a[0].len();
-    let ma: Vec<f64> = a.iter().map(|c| mean(c)).collect();
-    let mb: Vec<f64> = b.iter().map(|c| mean(c)).collect();
+    let n_chain = a.chains.len();
+    let n_draw = a.chains[0].len();
     for t in plan.attempts() {
-        let (acov_a, acov_b) = plan.mean_autocov_two(t, (a, &ma, sa), (b, &mb, sb));
-        let ea = geyer_ess(&acov_a, &ma, n_chain, n_draw, relative);
-        let eb = geyer_ess(&acov_b, &mb, n_chain, n_draw, relative);
+        let (acov_a, acov_b) = plan.mean_autocov_two(t, (a, sa), (b, sb));
+        let ea = geyer_ess(&acov_a, &a.means, n_chain, n_draw, relative);
+        let eb = geyer_ess(&acov_b, &b.means, n_chain, n_draw, relative);
         if let (Some(ea), Some(eb)) = (ea, eb) {
             return (ea, eb);
         }
@@ -435,10 +492,23 @@ pub(crate) fn geyer_ess(
 /// ArviZ 0.23.4 `_rhat` (classic R-hat of the given chains, no splitting):
 /// sqrt((B/W + n − 1)/n) with B = n·Var(chain means), W = mean(chain variances), both ddof=1.
 pub(crate) fn rhat_chains(chains: &[&[f64]]) -> f64 {
+    rhat_chains_about(chains, &chain_means(chains))
+}
+
+/// [`rhat_chains`] given the chains' means (as [`chain_means`] computes them); the
+/// variances are computed on parallel threads.
+pub(crate) fn rhat_chains_about(chains: &[&[f64]], means: &[f64]) -> f64 {
     let n = chains.first().map_or(0, |c| c.len());
-    let means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
-    let vars: Vec<f64> = chains.iter().map(|c| var(c, 1)).collect();
-    rhat_from_moments(n, &means, &vars)
+    let pairs: Vec<(&[f64], f64)> = chains.iter().copied().zip(means.iter().copied()).collect();
+    let threads = threads_for(n * chains.len(), 1 << 18);
+    let vars = par_map(&pairs, threads, |&(c, m)| var_about(c, m, 1));
+    rhat_from_moments(n, means, &vars)
+}
+
+/// `np.mean` of each chain, on parallel threads for long chains.
+pub(crate) fn chain_means(chains: &[&[f64]]) -> Vec<f64> {
+    let total = chains.first().map_or(0, |c| c.len()) * chains.len();
+    par_map(chains, threads_for(total, 1 << 18), |c| mean(c))
 }
 
 /// `_rhat`'s final formula from per-chain means and (ddof=1) variances of n draws each.
@@ -669,7 +739,7 @@ mod tests {
             let short = plan
                 .short
                 .as_ref()
-                .map(|t| plan.mean_autocov(t, &ca, &means));
+                .map(|t| plan.mean_autocov(t, &ChainSet::plain(&ca)));
             let fits = short
                 .map(|acov| geyer_ess(&acov, &means, 4, n, false).is_some())
                 .unwrap_or(false);
@@ -694,7 +764,7 @@ mod tests {
         let chains = [&a[..], &b[..], &c[..]];
         let means: Vec<f64> = chains.iter().map(|x| mean(x)).collect();
         let plan = AutocovPlan::new(37);
-        let got = plan.mean_autocov(&plan.full, &chains, &means);
+        let got = plan.mean_autocov(&plan.full, &ChainSet::plain(&chains));
         for lag in 0..37 {
             let mut want = 0.0;
             for (ch, &m) in chains.iter().zip(&means) {

@@ -2,6 +2,8 @@
 //! the kernel allows, and a dependency-free scoped-thread helper for the two embarrassingly
 //! parallel loops.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// An empty `Vec` with room for `n` values, for the draw-sized buffers (tens of MB for
 /// millions of draws). On Linux the allocation is advised for transparent huge pages
 /// (`madvise(MADV_HUGEPAGE)`, honoured where THP is in "madvise" or "always" mode): filling
@@ -39,11 +41,54 @@ fn advise_huge_pages(addr: usize, len: usize) {
     }
 }
 
+/// `n` zeros, as a [`big_vec`] would hold them, but allocated zeroed (`calloc`): a fresh
+/// mapping is zero already, so the pages are written once, by the kernel, not twice.
+/// `T` must be a type whose zero value `vec!` recognises as all-zero bytes (the integers
+/// and floats), or this is an ordinary fill.
+pub(crate) fn big_vec_zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
+    let v = vec![T::default(); n];
+    #[cfg(target_os = "linux")]
+    advise_huge_pages(
+        v.as_ptr() as usize,
+        n.saturating_mul(std::mem::size_of::<T>()),
+    );
+    v
+}
+
 /// `n` copies of `value` in a [`big_vec`].
 pub(crate) fn big_vec_filled<T: Clone>(n: usize, value: T) -> Vec<T> {
     let mut v = big_vec(n);
     v.resize(n, value);
     v
+}
+
+/// `n` f64 slots, zero at first, that several threads may write at positions none of them
+/// owns (the scattered writes of rank normalisation): atomics are the safe way, and a
+/// relaxed store compiles to a plain store. [`SharedF64s::into_vec`] hands back the values.
+pub(crate) struct SharedF64s(Vec<AtomicU64>);
+
+impl SharedF64s {
+    pub(crate) fn zeroed(n: usize) -> Self {
+        // Same size and alignment: collected in place, no second allocation.
+        Self(
+            big_vec_zeroed::<u64>(n)
+                .into_iter()
+                .map(AtomicU64::new)
+                .collect(),
+        )
+    }
+
+    #[inline]
+    pub(crate) fn set(&self, k: usize, v: f64) {
+        self.0[k].store(v.to_bits(), Ordering::Relaxed);
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<f64> {
+        self.0
+            .into_iter()
+            .map(|b| f64::from_bits(b.into_inner()))
+            .collect()
+    }
 }
 
 /// Number of worker threads worth using for `work` units (≥ 1).
@@ -52,6 +97,29 @@ pub(crate) fn threads_for(work: usize, min_per_thread: usize) -> usize {
         .map(|n| n.get())
         .unwrap_or(1);
     avail.min(work / min_per_thread.max(1)).max(1)
+}
+
+/// `f` of every item, on up to `threads` scoped threads (contiguous groups of items; the
+/// calling thread takes the first group), results in item order.
+pub(crate) fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let per = items.len().div_ceil(threads.max(1)).max(1);
+    let f = &f;
+    let group = move |g: &[T]| -> Vec<R> { g.iter().map(f).collect() };
+    let mut groups = items.chunks(per);
+    let first = groups.next().unwrap_or(&[]);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = groups.map(|g| s.spawn(move || group(g))).collect();
+        let mut out = group(first);
+        for h in handles {
+            // A panic in a worker is a bug in this module; re-raise it unchanged.
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
 }
 
 /// Run `f(offset, chunk)` over `data` cut into `threads` contiguous chunks, in parallel

@@ -1,7 +1,7 @@
 //! Rank normalisation (ArviZ 0.23.4 `_z_scale`, `_backtransform_ranks`) built on one sort.
 //!
-//! The split draws are sorted once (radix sort on a value bucket, or on order-preserving
-//! integer keys when the values crowd into a small part of their range).
+//! The split draws are sorted once (a bucket sort linear in the value, or a radix sort on
+//! order-preserving integer keys when the values crowd into a small part of their range).
 //! From that order we get
 //! * the bulk z-scores: average ranks over ties (scipy `rankdata(method="average")`),
 //!   mapped through Φ⁻¹((r − 3/8)/(S + 1/4));
@@ -12,8 +12,9 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::memory::{big_vec, big_vec_filled, par_chunks_mut, threads_for};
-use super::sort::{sort_part, unkey};
+use super::ess::chain_means;
+use super::memory::{SharedF64s, big_vec, big_vec_zeroed, par_chunks_mut, threads_for};
+use super::sort::{OnBucket, bucket_sort_split, sort_part, unkey};
 
 /// The split draws in ascending order, each with its index in the split layout
 /// (split chain `j`, draw `t` ↦ `j * half + t`).
@@ -24,15 +25,35 @@ pub(crate) struct SortedSplit {
 
 impl SortedSplit {
     /// Sort the split chains (all of equal length; total ≤ `u32::MAX`, checked by `Draws`).
-    /// With two or more cores and ≥ 2^19 draws, the two halves of the chains are radix
-    /// sorted on two threads and merged.
+    #[cfg(test)]
     pub(crate) fn new(split: &[&[f64]]) -> Self {
+        Self::with_buckets(split, &|_, _, _| {})
+    }
+
+    /// Sort as [`SortedSplit::new`], calling `on_bucket(position, vals, idx)` for
+    /// consecutive stretches of the sorted order that never split a tie group (possibly on
+    /// several threads at once): the most-significant-digit bucket sort of
+    /// [`bucket_sort_split`] where the draws spread over their range; otherwise radix sorts
+    /// of the two halves of the chains on two threads (with two or more cores and ≥ 2^19
+    /// draws), merged, and one call with the whole order.
+    fn with_buckets(split: &[&[f64]], on_bucket: &OnBucket<'_>) -> Self {
         let half = split.first().map_or(0, |c| c.len());
         let total = half * split.len();
-        if split.len() < 2 || threads_for(total, 1 << 18) < 2 {
+        let threads = threads_for(total, 1 << 18);
+        if let Some((vals, idx)) = bucket_sort_split(split, threads, on_bucket) {
+            return Self { vals, idx };
+        }
+        let sorted = Self::radix(split, threads);
+        on_bucket(0, &sorted.vals, &sorted.idx);
+        sorted
+    }
+
+    fn radix(split: &[&[f64]], threads: usize) -> Self {
+        let half = split.first().map_or(0, |c| c.len());
+        let total = half * split.len();
+        if split.len() < 2 || threads < 2 {
             let (keys, idx) = sort_part(split, 0);
-            let mut vals = big_vec(total);
-            vals.extend(keys.into_iter().map(unkey));
+            let vals = keys.into_iter().map(unkey).collect();
             return Self { vals, idx };
         }
         let k = split.len() / 2;
@@ -82,14 +103,36 @@ pub(crate) struct Ranked {
     pub(crate) z: ZScale,
     /// Bulk z-scores, `zb[j * half + t]` for split chain `j`, draw `t`.
     pub(crate) zb: Vec<f64>,
+    /// `np.mean` of each split chain of `zb`.
+    pub(crate) zb_means: Vec<f64>,
+    /// max − min of `zb`: the z-scores of the last and the first sorted draw.
+    pub(crate) zb_range: f64,
 }
 
 impl Ranked {
+    /// Sort the split draws and write the bulk z-scores as the sort finishes each bucket
+    /// (the Φ⁻¹ table is made first; the buckets' threads write to [`SharedF64s`]).
     pub(crate) fn new(split: &[&[f64]]) -> Self {
-        let sorted = SortedSplit::new(split);
-        let z = ZScale::new(sorted.vals.len());
-        let zb = bulk_z(&sorted, &z);
-        Self { sorted, z, zb }
+        let total = split.first().map_or(0, |c| c.len()) * split.len();
+        let z = ZScale::new(total);
+        let zb = SharedF64s::zeroed(total);
+        let sorted = SortedSplit::with_buckets(split, &|pos, vals, idx| {
+            for_each_bulk_z(pos, vals, idx, &z, |k, v| zb.set(k as usize, v))
+        });
+        let zb = zb.into_vec();
+        let half = split.first().map_or(0, |c| c.len());
+        let zb_means = chain_means(&zb.chunks_exact(half.max(1)).collect::<Vec<_>>());
+        let zb_range = match (sorted.idx.first(), sorted.idx.last()) {
+            (Some(&lo), Some(&hi)) => zb[hi as usize] - zb[lo as usize],
+            _ => 0.0,
+        };
+        Self {
+            sorted,
+            z,
+            zb,
+            zb_means,
+            zb_range,
+        }
     }
 }
 
@@ -98,7 +141,9 @@ impl Ranked {
 /// (every untied rank; shared by the bulk and the folded transform).
 pub(crate) struct ZScale {
     denom: f64,
-    table: Vec<f64>,
+    size: usize,
+    /// Φ⁻¹ of ranks 1..=⌈S/2⌉; the upper ranks are their mirror images.
+    lower: Vec<f64>,
     normal: Normal,
 }
 
@@ -110,25 +155,31 @@ impl ZScale {
         let normal = Normal::standard();
         // Blom's positions are symmetric: rank S + 1 − r maps to 1 − p(r), because
         // (S + 1 − r − 3/8) = (S + 1/4) − (r − 3/8). So Φ⁻¹ is evaluated for the lower half
-        // only and mirrored (Φ⁻¹(1 − p) = −Φ⁻¹(p)), halving the table's cost.
-        let mut table = big_vec_filled(size, 0.0f64);
-        let lower = size.div_ceil(2);
-        let threads = threads_for(lower, 1 << 16);
-        par_chunks_mut(&mut table[..lower], threads, |off, chunk| {
+        // only and mirrored (Φ⁻¹(1 − p) = −Φ⁻¹(p)) by [`ZScale::at`].
+        let n_lower = size.div_ceil(2);
+        let mut lower = big_vec_zeroed::<f64>(n_lower);
+        let threads = threads_for(n_lower, 1 << 16);
+        par_chunks_mut(&mut lower, threads, |off, chunk| {
             for (i, z) in chunk.iter_mut().enumerate() {
                 *z = z_of(&normal, (off + i + 1) as f64, denom);
             }
         });
-        let (lo, hi) = table.split_at_mut(lower);
-        for (k, z) in hi.iter_mut().enumerate() {
-            // hi[k] is rank lower + k + 1; its mirror rank is size − lower − k.
-            *z = -lo[size - lower - k - 1];
-        }
         // An odd S has its middle rank (S + 1)/2 at p = 1/2 exactly: Φ⁻¹ = 0 either way.
         Self {
             denom,
-            table,
+            size,
+            lower,
             normal,
+        }
+    }
+
+    /// z-score of the untied draw at sorted position `i` (rank i + 1).
+    #[inline]
+    pub(crate) fn at(&self, i: usize) -> f64 {
+        match self.lower.get(i) {
+            Some(&z) => z,
+            // Rank i + 1 mirrors rank S − i, below ⌈S/2⌉ + 1 for i ≥ ⌈S/2⌉.
+            None => -self.lower[self.size - 1 - i],
         }
     }
 
@@ -137,7 +188,7 @@ impl ZScale {
     #[inline]
     fn group(&self, i: usize, j: usize) -> f64 {
         if j == i + 1 {
-            self.table[i]
+            self.at(i)
         } else {
             z_of(&self.normal, 0.5 * (j + i + 1) as f64, self.denom)
         }
@@ -184,7 +235,7 @@ fn for_each_z(
                 ties.push(k);
             } else {
                 if ties.is_empty() {
-                    f(pk, z.table[start]);
+                    f(pk, z.at(start));
                 } else {
                     flush_ties(&mut ties, start, &mut f);
                 }
@@ -195,7 +246,7 @@ fn for_each_z(
     }
     if let Some((_, pk)) = prev {
         if ties.is_empty() {
-            f(pk, z.table[start]);
+            f(pk, z.at(start));
         } else {
             flush_ties(&mut ties, start, &mut f);
         }
@@ -203,13 +254,21 @@ fn for_each_z(
 }
 
 /// Bulk z-scores in split layout, ArviZ `_z_scale(_split_chains(x))`: the z-score of each
-/// sorted draw's average rank, written to its split-layout position. The same tie grouping
-/// as [`for_each_z`], written as a loop over the sorted array: lookahead on a slice is
-/// cheaper than the streaming state machine on this path, which every rank diagnostic takes.
+/// sorted draw's average rank, written to its split-layout position.
+#[cfg(test)]
 pub(crate) fn bulk_z(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
-    let (vals, idx) = (&sorted.vals, &sorted.idx);
+    let mut out = vec![0.0; sorted.vals.len()];
+    for_each_bulk_z(0, &sorted.vals, &sorted.idx, z, |k, v| out[k as usize] = v);
+    out
+}
+
+/// `f(index, z)` for a stretch of the sorted order starting at sorted position `pos` that
+/// does not split a tie group: z is the Blom z-score of the draw's average rank. The same
+/// tie grouping as [`for_each_z`], written as a loop over the sorted slice: lookahead on a
+/// slice is cheaper than the streaming state machine on this path, which every rank
+/// diagnostic takes.
+fn for_each_bulk_z(pos: usize, vals: &[f64], idx: &[u32], z: &ZScale, mut f: impl FnMut(u32, f64)) {
     let n = vals.len();
-    let mut out = big_vec_filled(n, 0.0);
     let mut i = 0;
     while i < n {
         let v = vals[i];
@@ -217,17 +276,12 @@ pub(crate) fn bulk_z(sorted: &SortedSplit, z: &ZScale) -> Vec<f64> {
         while j < n && vals[j] == v {
             j += 1;
         }
-        let zv = if j == i + 1 {
-            z.table[i]
-        } else {
-            z.group(i, j)
-        };
+        let zv = z.group(pos + i, pos + j);
         for &k in &idx[i..j] {
-            out[k as usize] = zv;
+            f(k, zv);
         }
         i = j;
     }
-    out
 }
 
 /// The folded draws |x − median| in ascending order are a merge of two ascending runs:
@@ -463,9 +517,6 @@ pub(crate) fn quantile_select(data: &mut [f64], p: f64) -> f64 {
 mod tests {
     use super::*;
 
-    /// Both sorting paths against `sort_by(total_cmp)`, on data that takes each path:
-    /// light tails with ties and signed zeros (bucket sort), heavy tails and infinities
-    /// (bucket sort declines, six-pass radix sort).
     /// Cutting the folded order into parallel segments gives every draw the same folded
     /// z-score as one pass, also when tie groups (here: many, and symmetric pairs around
     /// the median) fall on the cut points.

@@ -44,7 +44,11 @@ pub(crate) fn mean(a: &[f64]) -> f64 {
 /// Variance with `ddof` as `np.var`: mean of squared deviations from the mean, divided by
 /// `n - ddof`.
 pub(crate) fn var(a: &[f64], ddof: usize) -> f64 {
-    let m = mean(a);
+    var_about(a, mean(a), ddof)
+}
+
+/// [`var`] given the mean `m` of `a` (as [`mean`] computes it), saving that pass.
+pub(crate) fn var_about(a: &[f64], m: f64, ddof: usize) -> f64 {
     let n = a.len();
     // Chunked so the squared deviations need no n-sized temporary but are still summed
     // pairwise within 4096-value blocks.
