@@ -21,7 +21,7 @@ chains: 2
 replicates: 1
 run: {iterations: 2000, burn_in: 0.5, thin: 4}
 params: {sampler: gibbs, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, update_hyperparameters: true, k_new_max: 10, init: empty}
-dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 200, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
+dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 1000, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}
 grid:
   product:
     dataset.k_plus: [1, 3]
@@ -204,7 +204,7 @@ fn until_errors_point_at_the_key() {
         .replace("replicates: 1\n", "")
         .replace("max_chains: 4", "max_chains: 1")
         .replace(
-            "dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 200, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}",
+            "dataset: {kind: ibp_synthetic, n_observed: 10, n_trials: 1000, alpha: 2.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 2}",
             "dataset: {kind: prior_predictive, n_observed: 5, n_trials: 20}\nsbc: {simulations: 10, draws: 9}",
         )
         .replace("grid:\n  product:\n    dataset.k_plus: [1, 3]\n", "");

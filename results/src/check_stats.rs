@@ -21,7 +21,8 @@
 //! - **companion** (`c_se`, `c_n` of a column `c`) and **diagnostic** (`rhat…`, `ess…`,
 //!   `mcse…`, `converged`, `…_converged`, coverage verdicts `…covers…`, `z_paper…`, a
 //!   distance to the paper's value, and the statistic and per-cell verdict of a test whose
-//!   p-value is tested, SBC's `chi_square` and `calibrated`): reported, not tested;
+//!   p-value is tested, SBC's `chi_square` and `calibrated`, and a sampler's `acceptance…`
+//!   rates): reported, not tested;
 //! - **rendering**: a text column with cells `a ± b` or intervals `[a, b]` (and otherwise only
 //!   plain numbers, e.g. an exact row's value): a view of an estimate and its spread, whose
 //!   numbers have their own columns or are quantiles of them; not tested;
@@ -163,6 +164,7 @@ pub fn is_diagnostic(column: &str) -> bool {
         || c.starts_with("z_paper")
         || c == "chi_square"
         || c == "calibrated"
+        || c.starts_with("acceptance")
 }
 
 /// The column of `t` that is `col`'s companion `suffix` (`se`, `n`, `converged`): `col_suffix`,

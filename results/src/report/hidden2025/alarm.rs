@@ -26,7 +26,7 @@ use polars::prelude::*;
 use super::table2::first_dataset;
 use crate::diagnostics::diagnose;
 use crate::report::figures::{self, Line, Panel};
-use crate::report::{Convergence, ReportError, Table, f64s, json_text};
+use crate::report::{Convergence, ReportError, Table, f64s, json_text, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// One Figure 10 panel: its name and (√truth, √estimate, 0) points.
@@ -139,6 +139,21 @@ struct ProbRows {
     mle: Vec<f64>,
     dm: Vec<f64>,
     hidden: Vec<f64>,
+    hidden_se: Vec<f64>,
+    hidden_n: Vec<u64>,
+}
+
+/// Each row's standard error over the chains as independent units (`per_chain[c][row]`: chain
+/// c's own estimate of the row; the table's value is their mean, as the chains are equally
+/// long): sd/√M with n = M ([`se::mean_over_units`]).
+fn se_over_chains(per_chain: &[Vec<f64>], rows: usize) -> (Vec<f64>, Vec<u64>) {
+    (0..rows)
+        .map(|i| {
+            let units: Vec<f64> = per_chain.iter().map(|c| c[i]).collect();
+            let (_, se, n) = se::mean_over_units(&units);
+            (se, n)
+        })
+        .unzip()
 }
 
 #[derive(Default)]
@@ -253,6 +268,18 @@ fn probabilities(
             continue;
         }
         let hid = hidden_cpt(data, j, &parents, &draws).map_err(other)?;
+        // Each chain's own eq 6 average, for the Monte Carlo error of `hidden`.
+        let mut per_chain = Vec::with_capacity(chains.len());
+        for ch in &chains {
+            let len = ch.first().map_or(0, Vec::len);
+            let d: Vec<Vec<f64>> = (0..len)
+                .map(|i| ch.iter().map(|v| v[i]).collect())
+                .collect();
+            if !d.is_empty() {
+                per_chain.push(hidden_cpt(data, j, &parents, &d).map_err(other)?.probs);
+            }
+        }
+        let (hid_se, hid_n) = se_over_chains(&per_chain, hid.probs.len());
         let ml = mle(data, j, &parents, Levels::Declared).map_err(other)?;
         let dm = dirichlet_multinomial(data, j, &parents, 1.0, Levels::Declared).map_err(other)?;
         let table = data.table(j, &parents);
@@ -276,6 +303,8 @@ fn probabilities(
                 rows.mle.push(ml.row(code)[x]);
                 rows.dm.push(dm.row(code)[x]);
                 rows.hidden.push(hid.row(code)[x]);
+                rows.hidden_se.push(hid_se[code * k + x]);
+                rows.hidden_n.push(hid_n[code * k + x]);
                 tv.push(tp.unwrap_or(f64::NAN));
             }
         }
@@ -341,6 +370,8 @@ fn probabilities(
         Series::new("mle".into(), rows.mle).into(),
         Series::new("dm".into(), rows.dm).into(),
         Series::new("hidden".into(), rows.hidden).into(),
+        Series::new("hidden_se".into(), rows.hidden_se).into(),
+        Series::new("hidden_n".into(), rows.hidden_n).into(),
     ])?;
     let probs = Table {
         name: "alarm_probabilities".into(),
@@ -459,8 +490,10 @@ fn parent_set_tables(
         vec![],
         vec![],
     );
+    let (mut post_se, mut post_n) = (vec![], vec![]);
     let (mut ep, mut ec, mut er, mut epost, mut eexact, mut epaper) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut epost_se, mut epost_n) = (vec![], vec![]);
     let mut notes = Vec::new();
     for c in m
         .cells
@@ -480,6 +513,13 @@ fn parent_set_tables(
             .collect();
         let n_draws: usize = draws.iter().map(Vec::len).sum();
         let freq = set_frequencies(&draws, sets.len()).map_err(other)?;
+        // Each chain's own frequencies, for the Monte Carlo error over chains.
+        let chain_freq: Vec<Vec<f64>> = draws
+            .iter()
+            .filter(|d| !d.is_empty())
+            .map(|d| set_frequencies(std::slice::from_ref(d), sets.len()).map_err(other))
+            .collect::<Result<_, _>>()?;
+        let (f_se, f_n) = se_over_chains(&chain_freq, sets.len());
         let ex_cell = m
             .cells
             .iter()
@@ -511,6 +551,8 @@ fn parent_set_tables(
             set.push(labels[i].clone());
             prior.push(1.0 / sets.len() as f64);
             post.push(freq[i]);
+            post_se.push(f_se[i]);
+            post_n.push(f_n[i]);
             exact.push(ex[i]);
             is_true.push(sorted == tp);
             paper.push(paper_of(&labels[i]));
@@ -523,6 +565,13 @@ fn parent_set_tables(
             ec.push(name.clone());
             er.push(r.clone());
             epost.push(edge_probability(&sets, &freq, p));
+            let chain_edge: Vec<f64> = chain_freq
+                .iter()
+                .map(|f| edge_probability(&sets, f, p))
+                .collect();
+            let (_, e_se, e_n) = se::mean_over_units(&chain_edge);
+            epost_se.push(e_se);
+            epost_n.push(e_n);
             eexact.push(edge_probability(&sets, &ex, p));
             epaper.push(
                 m.reported
@@ -546,6 +595,8 @@ fn parent_set_tables(
         Series::new("parent_set".into(), set).into(),
         Series::new("prior".into(), prior).into(),
         Series::new("posterior_probability".into(), post).into(),
+        Series::new("posterior_probability_se".into(), post_se).into(),
+        Series::new("posterior_probability_n".into(), post_n).into(),
         Series::new("exact_probability".into(), exact).into(),
         Series::new("is_true".into(), is_true).into(),
         Series::new("paper".into(), paper).into(),
@@ -562,6 +613,8 @@ fn parent_set_tables(
         Series::new("child".into(), ec).into(),
         Series::new("rho".into(), er).into(),
         Series::new("posterior_probability".into(), epost).into(),
+        Series::new("posterior_probability_se".into(), epost_se).into(),
+        Series::new("posterior_probability_n".into(), epost_n).into(),
         Series::new("exact_probability".into(), eexact).into(),
         Series::new("paper".into(), epaper).into(),
     ])?;
