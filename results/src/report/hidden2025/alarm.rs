@@ -259,26 +259,27 @@ fn probabilities(
         let k = data.k(j);
         let t_names: Vec<String> = (0..k).map(|x| format!("t_{x}")).collect();
         let chains = chain_columns(rd, m, c, &t_names, u64::MAX)?;
-        let mut draws = Vec::new();
-        for ch in &chains {
-            let len = ch.first().map_or(0, Vec::len);
-            draws.extend((0..len).map(|i| ch.iter().map(|v| v[i]).collect::<Vec<f64>>()));
-        }
+        // Each chain's draws of t (one vector per draw), then all chains' pooled.
+        let chain_draws: Vec<Vec<Vec<f64>>> = chains
+            .iter()
+            .map(|ch| {
+                let len = ch.first().map_or(0, Vec::len);
+                (0..len)
+                    .map(|i| ch.iter().map(|v| v[i]).collect())
+                    .collect()
+            })
+            .filter(|d: &Vec<Vec<f64>>| !d.is_empty())
+            .collect();
+        let draws: Vec<Vec<f64>> = chain_draws.iter().flatten().cloned().collect();
         if draws.is_empty() {
             continue;
         }
         let hid = hidden_cpt(data, j, &parents, &draws).map_err(other)?;
         // Each chain's own eq 6 average, for the Monte Carlo error of `hidden`.
-        let mut per_chain = Vec::with_capacity(chains.len());
-        for ch in &chains {
-            let len = ch.first().map_or(0, Vec::len);
-            let d: Vec<Vec<f64>> = (0..len)
-                .map(|i| ch.iter().map(|v| v[i]).collect())
-                .collect();
-            if !d.is_empty() {
-                per_chain.push(hidden_cpt(data, j, &parents, &d).map_err(other)?.probs);
-            }
-        }
+        let per_chain = chain_draws
+            .iter()
+            .map(|d| Ok(hidden_cpt(data, j, &parents, d).map_err(other)?.probs))
+            .collect::<Result<Vec<_>, ReportError>>()?;
         let (hid_se, hid_n) = se_over_chains(&per_chain, hid.probs.len());
         let ml = mle(data, j, &parents, Levels::Declared).map_err(other)?;
         let dm = dirichlet_multinomial(data, j, &parents, 1.0, Levels::Declared).map_err(other)?;

@@ -79,6 +79,7 @@ pub fn assert_resumes_identically(
 ) -> usize {
     let mut r = rng.clone();
     let mut s = build(&mut r);
+    // Test harness (feature `testing`): a sampler error is the test's failure.
     let full = run_chain(s.as_mut(), spec, &mut r, &mut |_, _| {}).expect("uninterrupted chain");
     let want = (
         full.iterations.clone(),
@@ -105,6 +106,7 @@ pub fn assert_resumes_identically(
             Ok(())
         },
     )
+    // Test harness, as above.
     .expect("checkpointed chain");
     assert!(
         !saved.is_empty(),

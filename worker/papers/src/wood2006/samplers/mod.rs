@@ -196,8 +196,7 @@ impl HiddenCauseSampler {
             return Err(SamplerError::Input("x entries must be 0 or 1".into()));
         }
         self.core.x.copy_from_slice(&x.data);
-        self.core.invalidate_y_odds();
-        self.core.invalidate_row_hist();
+        self.core.invalidate_eta_caches();
         self.core.global_hist();
         self.log_joint = self.core.log_joint();
         Ok(())

@@ -217,8 +217,7 @@ impl Core {
                 *e = *e - 1 + u32::from(in_a && ya[tt] != 0) + u32::from(in_b && yb[tt] != 0);
             }
         }
-        self.invalidate_y_odds();
-        self.invalidate_row_hist();
+        self.invalidate_eta_caches();
         self.causes[k] = Cause::new(za, ya);
         let slot = rng.random_range(0..=k_plus);
         self.causes.insert(slot, Cause::new(zb, yb));
@@ -301,8 +300,7 @@ impl Core {
                 *e = *e + 1 - u32::from(in_a && ya[tt] != 0) - u32::from(in_b && yb[tt] != 0);
             }
         }
-        self.invalidate_y_odds();
-        self.invalidate_row_hist();
+        self.invalidate_eta_caches();
         self.causes[ka] = Cause::new(z, y);
         self.causes.remove(kb);
         Ok(true)

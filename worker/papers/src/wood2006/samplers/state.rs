@@ -385,9 +385,15 @@ impl Core {
         Ok(())
     }
 
-    pub fn recompute_eta(&mut self) {
+    /// Drop every cache that follows η and X wholesale (Eq. 12's log-odds, the per-row
+    /// histograms): after η is recomputed, X replaced, or a split or merge accepted.
+    pub(super) fn invalidate_eta_caches(&mut self) {
         self.invalidate_y_odds();
         self.invalidate_row_hist();
+    }
+
+    pub fn recompute_eta(&mut self) {
+        self.invalidate_eta_caches();
         self.eta.iter_mut().for_each(|e| *e = 0);
         for c in &self.causes {
             for i in 0..self.n {
