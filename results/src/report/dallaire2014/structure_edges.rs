@@ -2,80 +2,69 @@
 //! of the known 7-unit network (dataset `ngbn7`), the learned hidden units aligned to the true
 //! ones by the best matching of their activations
 //! (`causeway_papers::dallaire2014::evaluation::alignment`). The paper reports that an extra
-//! top-to-observed edge with a small weight often appears: such edges are listed too.
+//! top-to-observed edge with a small weight often appears: every pair of units is listed, so
+//! such edges are too.
 
 use causeway_papers::Matrix;
 use polars::prelude::*;
 
 use super::table1_kl::method_rank;
 use super::{dataset_of, method_of};
-use crate::report::{ReportError, Table, replicate_summaries};
+use crate::report::{ReportError, Table, replicate_summaries, se};
 use crate::rundir::{Manifest, RunDir, find};
 
-/// Edges absent from the truth are listed when their posterior frequency reaches this.
-const SHOW_EXTRA: f64 = 0.05;
-
-/// Chain-averaged (weighted by aligned samples) edge frequencies and alignment correlations of a
-/// cell's finished chains (replicate 0), with the number of aligned samples.
-fn pooled_frequencies(summaries: &[Vec<Matrix>]) -> Option<(Matrix, Vec<f64>, f64)> {
-    let mut freq: Option<Matrix> = None;
-    let mut corr: Vec<f64> = Vec::new();
-    let mut total = 0.0;
-    for s in summaries {
-        let (Some(f), Some(c), Some(n)) = (
-            find(s, "edge_frequency"),
-            find(s, "alignment_correlation"),
-            find(s, "aligned_samples").and_then(|m| m.values.first().copied()),
-        ) else {
-            continue;
-        };
-        if n <= 0.0 {
-            continue;
-        }
-        let acc = freq.get_or_insert_with(|| {
-            Matrix::new("edge_frequency", f.rows, f.cols, vec![0.0; f.values.len()])
-        });
-        if acc.values.len() != f.values.len() {
-            continue;
-        }
-        for (a, v) in acc.values.iter_mut().zip(&f.values) {
-            *a += n * v;
-        }
-        corr.resize(c.values.len(), 0.0);
-        for (a, v) in corr.iter_mut().zip(&c.values) {
-            *a += n * v;
-        }
-        total += n;
-    }
-    let mut f = freq?;
-    f.values.iter_mut().for_each(|v| *v /= total);
-    corr.iter_mut().for_each(|v| *v /= total);
-    Some((f, corr, total))
+/// Each finished chain's (replicate 0) edge frequencies and alignment correlations (chains
+/// with no aligned sample are skipped).
+fn chain_frequencies(summaries: &[Vec<Matrix>]) -> Vec<(Matrix, Vec<f64>)> {
+    summaries
+        .iter()
+        .filter_map(|s| {
+            let (f, c, n) = (
+                find(s, "edge_frequency")?,
+                find(s, "alignment_correlation")?,
+                find(s, "aligned_samples").and_then(|m| m.values.first().copied())?,
+            );
+            (n > 0.0).then(|| (f.clone(), c.values.clone()))
+        })
+        .collect()
 }
 
-/// One row per (prior, edge) for every true edge and every other aligned edge with posterior
-/// frequency ≥ 0.05: `prior, child, parent, true_weight, true_edge, posterior_frequency`, then a
-/// second table of the alignment quality: `prior, true_unit, mean_abs_correlation,
-/// aligned_samples`.
+/// One row per (prior, ordered pair of distinct true units): `prior, child, parent, true_weight,
+/// true_edge, posterior_frequency` with `posterior_frequency_se`/`_n`; then a second table of the
+/// alignment quality: `prior, true_unit, mean_abs_correlation` (`_se`, `_n`), `chains`.
+///
+/// Every cell is a mean over the cell's chains of that chain's own value (the fraction of its
+/// retained samples with the aligned edge; its mean |correlation|), and its error is sd/√n over
+/// the n chains ([`se::mean_over_units`]): the chains are independent, and a chain's value
+/// already holds its own Monte Carlo noise. The rows are the same in every run (all ordered
+/// pairs, true edges first), so that two runs compare row by row.
 ///
 /// Errors: unreadable chains or datasets; polars.
 pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
-    let mut rows: Vec<(usize, String, String, String, f64, bool, f64)> = Vec::new();
-    let mut align_rows: Vec<(usize, String, String, f64, f64)> = Vec::new();
+    struct EdgeRow {
+        rank: usize,
+        prior: String,
+        child: String,
+        parent: String,
+        true_weight: f64,
+        freq: (f64, f64, u64),
+    }
+    let mut rows: Vec<EdgeRow> = Vec::new();
+    let mut align_rows: Vec<(usize, String, String, (f64, f64, u64))> = Vec::new();
     for c in &m.cells {
         let prior = method_of(c);
         if dataset_of(c) != "ngbn7" || !(prior == "ecibp" || prior == "cibp") {
             continue;
         }
-        let summaries = replicate_summaries(rd, m, c.index, 0)?;
-        let Some((freq, corr, samples)) = pooled_frequencies(&summaries) else {
+        let chains = chain_frequencies(&replicate_summaries(rd, m, c.index, 0)?);
+        if chains.is_empty() {
             continue;
-        };
+        }
         let truth = rd.read_dataset(&c.dataset_id, 0)?.truth;
         let Some(w) = find(&truth, "true_weights") else {
             continue;
         };
-        let u = w.rows.min(freq.rows);
+        let u = chains.iter().fold(w.rows, |u, (f, _)| u.min(f.rows));
         let name = |i: usize| {
             w.row_names
                 .get(i)
@@ -84,74 +73,135 @@ pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportEr
         };
         let rank = method_rank(&prior);
         for child in 0..u {
-            for parent in 0..u {
-                let tw = w.get(child, parent);
-                let f = freq.get(child, parent);
-                if tw != 0.0 || f >= SHOW_EXTRA {
-                    rows.push((
-                        rank,
-                        prior.clone(),
-                        name(child),
-                        name(parent),
-                        tw,
-                        tw != 0.0,
-                        f,
-                    ));
-                }
+            for parent in (0..u).filter(|&p| p != child) {
+                let per_chain: Vec<f64> =
+                    chains.iter().map(|(f, _)| f.get(child, parent)).collect();
+                rows.push(EdgeRow {
+                    rank,
+                    prior: prior.clone(),
+                    child: name(child),
+                    parent: name(parent),
+                    true_weight: w.get(child, parent),
+                    freq: se::mean_over_units(&per_chain),
+                });
             }
         }
-        let d = u - corr.len().min(u);
-        for (h, c) in corr.iter().enumerate() {
-            align_rows.push((rank, prior.clone(), name(d + h), *c, samples));
+        let hidden = chains
+            .iter()
+            .map(|(_, c)| c.len())
+            .min()
+            .unwrap_or(0)
+            .min(u);
+        let d = u - hidden;
+        for h in 0..hidden {
+            let per_chain: Vec<f64> = chains.iter().map(|(_, c)| c[h]).collect();
+            align_rows.push((
+                rank,
+                prior.clone(),
+                name(d + h),
+                se::mean_over_units(&per_chain),
+            ));
         }
     }
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    // eCIBP first, as in the paper's §5.2 table; within a prior, true edges first.
+    // eCIBP first, as in the paper's §5.2 table; within a prior, true edges first, then by name
+    // (an order that does not depend on the values, so that runs compare row by row).
     rows.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then(b.5.cmp(&a.5))
-            .then(b.6.total_cmp(&a.6))
-            .then(a.2.cmp(&b.2))
-            .then(a.3.cmp(&b.3))
+        b.rank
+            .cmp(&a.rank)
+            .then((b.true_weight != 0.0).cmp(&(a.true_weight != 0.0)))
+            .then(a.child.cmp(&b.child))
+            .then(a.parent.cmp(&b.parent))
     });
     align_rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
-    let edges = df!(
-        "prior" => rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
-        "child" => rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
-        "parent" => rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>(),
-        "true_weight" => rows.iter().map(|r| r.4).collect::<Vec<_>>(),
-        "true_edge" => rows.iter().map(|r| r.5).collect::<Vec<_>>(),
-        "posterior_frequency" => rows.iter().map(|r| r.6).collect::<Vec<_>>(),
-    )?;
-    let align = df!(
-        "prior" => align_rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
-        "true_unit" => align_rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
-        "mean_abs_correlation" => align_rows.iter().map(|r| r.3).collect::<Vec<_>>(),
-        "aligned_samples" => align_rows.iter().map(|r| r.4).collect::<Vec<_>>(),
-    )?;
+    let mut edge_cols: Vec<Column> = vec![
+        Series::new(
+            "prior".into(),
+            rows.iter().map(|r| r.prior.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "child".into(),
+            rows.iter().map(|r| r.child.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "parent".into(),
+            rows.iter().map(|r| r.parent.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "true_weight".into(),
+            rows.iter().map(|r| r.true_weight).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "true_edge".into(),
+            rows.iter()
+                .map(|r| r.true_weight != 0.0)
+                .collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "posterior_frequency".into(),
+            rows.iter().map(|r| r.freq.0).collect::<Vec<_>>(),
+        )
+        .into(),
+    ];
+    se::push_se(
+        &mut edge_cols,
+        "posterior_frequency",
+        rows.iter().map(|r| r.freq.1).collect(),
+        Some(rows.iter().map(|r| r.freq.2).collect()),
+    );
+    let mut align_cols: Vec<Column> = vec![
+        Series::new(
+            "prior".into(),
+            align_rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "true_unit".into(),
+            align_rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "mean_abs_correlation".into(),
+            align_rows.iter().map(|r| r.3.0).collect::<Vec<_>>(),
+        )
+        .into(),
+    ];
+    se::push_se(
+        &mut align_cols,
+        "mean_abs_correlation",
+        align_rows.iter().map(|r| r.3.1).collect(),
+        Some(align_rows.iter().map(|r| r.3.2).collect()),
+    );
     Ok(vec![
         Table {
             name: "structure_edges".into(),
             title: "§5.2: posterior edge frequencies against the true network (ngbn7)".into(),
-            df: edges,
-            notes: vec![format!(
+            df: DataFrame::new_infer_height(edge_cols)?,
+            notes: vec![
                 "Each retained sample's hidden units are matched one to one to the true hidden units, greedily by \
                  the absolute correlation of their activations over the training points (the model is symmetric \
-                 under u → −u); observed units are themselves. posterior_frequency is the fraction of retained \
-                 samples (all chains) with the aligned edge. Every true edge is listed, and every other edge with \
-                 frequency ≥ {SHOW_EXTRA}. Units: x1, x2 observed; h1_* layer 1; h2_* roots."
-            )],
+                 under u → −u); observed units are themselves. posterior_frequency is the mean over chains of the \
+                 fraction of a chain's retained samples with the aligned edge, with its error sd/√n over the n \
+                 chains. Every ordered pair of distinct true units is listed, true edges first. Units: x1, x2 \
+                 observed; h1_* layer 1; h2_* roots."
+                    .into(),
+            ],
         },
         Table {
             name: "structure_alignment".into(),
             title: "§5.2: how well the learned hidden units match the true ones".into(),
-            df: align,
+            df: DataFrame::new_infer_height(align_cols)?,
             notes: vec![
-                "mean_abs_correlation: the mean over retained samples of the |correlation| between a true hidden \
-                 unit's activations and those of the learned unit matched to it (0 for a sample with no unit left \
-                 to match)."
+                "mean_abs_correlation: the mean over chains of the mean over a chain's retained samples of the \
+                 |correlation| between a true hidden unit's activations and those of the learned unit matched to \
+                 it (0 for a sample with no unit left to match), with its error sd/√n over the n chains."
                     .into(),
             ],
         },

@@ -187,6 +187,21 @@ pub enum RjAcceptance {
     Paper,
 }
 
+/// When Algorithm 1 (RJMCMC) redraws Y (its lines 14–16). Both orders leave the finite-model
+/// posterior invariant (each step is an exact Gibbs or Metropolis–Hastings update); they differ in
+/// cost and mixing per iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum YSchedule {
+    /// As printed: the full Y sweep runs inside the loop over the N rows of Z, N times per
+    /// iteration (O(N·K·T) draws per iteration).
+    #[default]
+    PerRow,
+    /// Once per iteration, after every row of Z has had its birth/death move and Eq. 11 updates
+    /// (the schedule of Algorithm 2): a Y sweep's cost instead of N of them.
+    PerSweep,
+}
+
 /// Eq. 7: `ln[Q(ξ|ξ*) / Q(ξ*|ξ)]` for a birth from `K` to `K+1` columns.
 ///
 /// - [`RjAcceptance::Paper`]: `ln[(δ/(K+1)) / ((K_+/K) q(y))]` as printed, `δ` being the number

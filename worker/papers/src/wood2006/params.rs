@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::equations::{KPrior, RjAcceptance};
+use super::equations::{KPrior, RjAcceptance, YSchedule};
 use crate::params::{ParamError, check_open_unit, check_positive, check_range_usize, parse};
 
 /// Which algorithm of the paper runs the chain.
@@ -95,6 +95,10 @@ pub struct Params {
     /// RJMCMC only: `corrected` (default) or `paper` (Eqs. 8–9 as printed; not invariant).
     #[serde(default)]
     pub rjmcmc_acceptance: RjAcceptance,
+    /// RJMCMC only: `per_row` (default, Algorithm 1 as printed: the Y sweep inside the loop over
+    /// rows) or `per_sweep` (one Y sweep per iteration; about N times fewer Y draws).
+    #[serde(default)]
+    pub rjmcmc_y_schedule: YSchedule,
     /// Y-only Gibbs sweeps for `map_y_mean` when the MAP state has more than 12 causes (below
     /// that it is computed exactly). 1..=100000, default 300.
     #[serde(default = "d_map_y_sweeps")]
@@ -185,6 +189,7 @@ impl Params {
             k_prior: KPrior::Ibp,
             k_max: d_k_max(),
             rjmcmc_acceptance: RjAcceptance::Corrected,
+            rjmcmc_y_schedule: YSchedule::PerRow,
             map_y_sweeps: d_map_y_sweeps(),
             split_merge: 0,
             split_merge_share: d_split_merge_share(),

@@ -18,7 +18,9 @@ use std::sync::OnceLock;
 
 use super::support::*;
 use causeway_papers::wood2006::samplers::Defect;
-use causeway_papers::wood2006::{HiddenCauseSampler, KPrior, Params, RjAcceptance, SamplerKind};
+use causeway_papers::wood2006::{
+    HiddenCauseSampler, KPrior, Params, RjAcceptance, SamplerKind, YSchedule,
+};
 
 /// Independent chains per test of a correct kernel.
 const CHAINS: u64 = 15_000;
@@ -257,6 +259,38 @@ fn gibbs_with_appended_new_causes_is_within_enumeration_resolution() {
 fn rjmcmc_matches_exact_posterior() {
     let counts = run(&rj_params(), &tiny3(), None, 4, Stat::ClassEta, true);
     assert_pass("rjmcmc N=3 (K, class, eta)", &gof(exact_rj3(), &counts, 4));
+}
+
+/// Algorithm 1 with the Y sweep once per iteration (`rjmcmc_y_schedule: per_sweep`) leaves the
+/// same posterior invariant.
+#[test]
+fn rjmcmc_with_y_once_per_sweep_matches_exact_posterior() {
+    let mut p = rj_params();
+    p.rjmcmc_y_schedule = YSchedule::PerSweep;
+    let counts = run(&p, &tiny3(), None, 31, Stat::ClassEta, true);
+    assert_pass(
+        "rjmcmc N=3 (K, class, eta), Y once per sweep",
+        &gof(exact_rj3(), &counts, 31),
+    );
+}
+
+/// The same schedule with a broken move (the Eq. 10 prior term dropped) fails.
+#[test]
+fn rjmcmc_with_y_once_per_sweep_without_prior_term_fails() {
+    let mut p = rj_params();
+    p.rjmcmc_y_schedule = YSchedule::PerSweep;
+    let counts = run(
+        &p,
+        &tiny3(),
+        Some(Defect::DropPriorTerm),
+        32,
+        Stat::ClassEta,
+        true,
+    );
+    assert_fail(
+        "rjmcmc N=3, Y once per sweep / drop Eq.10 prior term",
+        &gof(exact_rj3(), &counts, 32),
+    );
 }
 
 /// `P(K)` of the default `k_prior: ibp` (Poisson with mean α H_N, truncated to `1..=k_max`),

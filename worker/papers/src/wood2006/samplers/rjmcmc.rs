@@ -1,12 +1,14 @@
 //! Algorithm 1 (§4.1, finite model): the reversible-jump birth/death move of Eqs. 8–9 followed
-//! by the Eq. 11 (with Eq. 10's θ̄) and Eq. 12 Gibbs updates of [`super::gibbs`].
+//! by the Eq. 11 (with Eq. 10's θ̄) and Eq. 12 Gibbs updates of [`super::gibbs`]. The Y sweep
+//! (lines 14–16) runs after every row as printed, or once per iteration
+//! (`rjmcmc_y_schedule: per_sweep`, [`YSchedule`]).
 
 use rand::RngExt;
 
 use super::state::{Cause, Core, Defect};
 use crate::chain::SamplerError;
 use crate::seed::ChainRng;
-use crate::wood2006::equations as eq;
+use crate::wood2006::equations::{self as eq, YSchedule};
 
 impl Core {
     /// One iteration of Algorithm 1 (finite model, RJMCMC).
@@ -27,6 +29,11 @@ impl Core {
                 )?;
             }
             // lines 14–16 (inside the loop over i, as printed)
+            if self.cfg.rjmcmc_y_schedule == YSchedule::PerRow {
+                self.sweep_y(rng, None)?;
+            }
+        }
+        if self.cfg.rjmcmc_y_schedule == YSchedule::PerSweep {
             self.sweep_y(rng, None)?;
         }
         Ok(())
