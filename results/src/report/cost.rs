@@ -17,7 +17,20 @@ use crate::rundir::{Manifest, RunDir};
 /// Axes with more distinct values than this get no breakdown (e.g. 95 pairs).
 const MAX_BREAKDOWN_VALUES: usize = 12;
 /// Core counts for which the table states the least wall time.
-const CORES: [usize; 3] = [2, 64, 1024];
+const CORES: [usize; 4] = [2, 16, 64, 1024];
+
+/// The coordinator's own time per chain (dispatch, durable job row, storing the chain's files):
+/// 0.70 ms, measured by `cargo bench --workspace --bench runner -- 100000 8` (README,
+/// "Performance"). One coordinator handles chains one after another at this rate, so a run of
+/// N chains takes at least N × this however many cores sample them.
+pub const RUNNER_SECONDS_PER_CHAIN: f64 = 0.70e-3;
+
+/// The fewest cores beyond which the runner, not the sampling, bounds the wall time:
+/// total / cores < N × [`RUNNER_SECONDS_PER_CHAIN`] (None for no chains).
+pub fn runner_bound_cores(seconds: &[f64]) -> Option<f64> {
+    let floor = seconds.len() as f64 * RUNNER_SECONDS_PER_CHAIN;
+    (floor > 0.0).then(|| seconds.iter().sum::<f64>() / floor)
+}
 
 /// Sampling seconds of one chain: the largest `elapsed_seconds` in its timing file.
 fn chain_seconds(rd: &RunDir, job_id: &str) -> Result<f64, ReportError> {
@@ -125,10 +138,15 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
         notes: vec![
             format!(
                 "{} stored chains, {} s of sampling in all. Least wall time, max(total / cores, longest chain), \
-                 dispatch overhead not included: {}.",
+                 dispatch overhead not included: {}. The runner needs ≈ {} ms per chain itself \
+                 (RUNNER_SECONDS_PER_CHAIN), at least {} s for these chains: it bounds the wall time beyond \
+                 ≈ {} cores.",
                 groups[0].2.len(),
                 fmt_f64(total),
-                walls.join(", ")
+                walls.join(", "),
+                RUNNER_SECONDS_PER_CHAIN * 1e3,
+                fmt_f64(groups[0].2.len() as f64 * RUNNER_SECONDS_PER_CHAIN),
+                runner_bound_cores(&groups[0].2).map_or("-".into(), |c| format!("{c:.0}")),
             ),
             "Wall-clock seconds from timing/<job>.parquet on the machine that ran each chain, including any \
              sharing of its cores with other load: not reproducible, hence outside tables/."
@@ -139,7 +157,7 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
 
 #[cfg(test)]
 mod tests {
-    use super::least_wall_seconds;
+    use super::{RUNNER_SECONDS_PER_CHAIN, least_wall_seconds, runner_bound_cores};
 
     #[test]
     fn least_wall_is_the_even_share_or_the_longest_chain() {
@@ -148,5 +166,13 @@ mod tests {
         assert_eq!(least_wall_seconds(&[3.0, 3.0], 64), 3.0);
         assert_eq!(least_wall_seconds(&[], 4), 0.0);
         assert_eq!(least_wall_seconds(&[2.0, 2.0], 0), 4.0);
+    }
+
+    /// 1,000 chains of 0.7 s: 700 s of sampling against 0.7 s of runner time, equal at 1,000 cores.
+    #[test]
+    fn the_runner_bounds_the_wall_time_beyond_total_over_its_own_time() {
+        let c = runner_bound_cores(&vec![1e3 * RUNNER_SECONDS_PER_CHAIN; 1000]).unwrap();
+        assert!((c - 1000.0).abs() < 1e-9, "{c}");
+        assert_eq!(runner_bound_cores(&[]), None);
     }
 }
