@@ -61,7 +61,9 @@ pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportEr
         freq: (f64, f64, u64),
     }
     let mut rows: Vec<EdgeRow> = Vec::new();
-    let mut align_rows: Vec<(usize, String, String, (f64, f64, u64))> = Vec::new();
+    /// (prior rank, prior, true unit, (mean, se, n) of its mean |correlation| over chains)
+    type AlignRow = (usize, String, String, (f64, f64, u64));
+    let mut align_rows: Vec<AlignRow> = Vec::new();
     for c in &m.cells {
         let prior = method_of(c);
         if dataset_of(c) != "ngbn7" || !(prior == "ecibp" || prior == "cibp") {
