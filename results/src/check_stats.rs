@@ -21,8 +21,9 @@
 //! - **companion** (`c_se`, `c_n` of a column `c`) and **diagnostic** (`rhat…`, `ess…`,
 //!   `mcse…`, `converged`, `…_converged`, coverage verdicts `…covers…`, `z_paper…`, a
 //!   distance to the paper's value, and the statistic and per-cell verdict of a test whose
-//!   p-value is tested, SBC's `chi_square` and `calibrated`, and a sampler's `acceptance…`
-//!   rates): reported, not tested;
+//!   p-value is tested, SBC's `chi_square` and `calibrated`, a sampler's `acceptance…`
+//!   rates, and `in_map` / `in_median`, thresholds of an edge probability whose own column is
+//!   tested): reported, not tested;
 //! - **rendering**: a text column with cells `a ± b` or intervals `[a, b]` (and otherwise only
 //!   plain numbers, e.g. an exact row's value): a view of an estimate and its spread, whose
 //!   numbers have their own columns or are quantiles of them; not tested;
@@ -165,6 +166,8 @@ pub fn is_diagnostic(column: &str) -> bool {
         || c == "chi_square"
         || c == "calibrated"
         || c.starts_with("acceptance")
+        || c == "in_map"
+        || c == "in_median"
 }
 
 /// The column of `t` that is `col`'s companion `suffix` (`se`, `n`, `converged`): `col_suffix`,

@@ -222,3 +222,39 @@ fn sbc_p_values_are_tested_as_the_runs_own_not_against_the_baseline() {
         ]
     );
 }
+
+/// Thresholds of a tested estimate (HiDDeN's `in_median`, `in_map`) are reported, not tested;
+/// the truth beside them (`in_true_blanket`) is still compared exactly.
+#[test]
+fn thresholds_of_a_tested_estimate_are_diagnostics() {
+    assert!(is_diagnostic("in_median"));
+    assert!(is_diagnostic("in_map"));
+    assert!(!is_diagnostic("in_true_blanket"));
+    let base = table(
+        &[
+            "candidate",
+            "posterior_probability",
+            "posterior_probability_se",
+            "in_median",
+            "in_true_blanket",
+        ],
+        &[&["a", "0.49", "0.02", "false", "true"]],
+    );
+    let cur = table(
+        &[
+            "candidate",
+            "posterior_probability",
+            "posterior_probability_se",
+            "in_median",
+            "in_true_blanket",
+        ],
+        &[&["a", "0.51", "0.02", "true", "true"]],
+    );
+    let r = compare_tables_statistical(
+        &BTreeMap::from([("t".to_string(), cur)]),
+        &BTreeMap::from([("t".to_string(), base)]),
+        opts(),
+    );
+    assert!(r.passed(), "{}", r.summary());
+    assert_eq!(r.cells.len(), 1);
+}

@@ -5,7 +5,7 @@
 
 use polars::prelude::*;
 
-use super::table2::LucasFits;
+use super::table2::{LucasFits, edge_se};
 use crate::report::{ReportError, Table, fmt_f64};
 use crate::rundir::Manifest;
 
@@ -15,12 +15,13 @@ pub(super) fn lucas_edges(m: &Manifest, fits: &LucasFits) -> Result<Table, Repor
     let mut candidate = Vec::new();
     let mut rho = Vec::new();
     let mut posterior = Vec::new();
+    let (mut posterior_se, mut posterior_n) = (Vec::new(), Vec::new());
     let mut exact = Vec::new();
     let mut in_map = Vec::new();
     let mut in_median = Vec::new();
     let mut in_true = Vec::new();
     let mut notes = vec![
-        "posterior_probability: fraction of post-burn-in draws (all chains) with the edge; exact_probability: the exact posterior (numerical integration over t, all 2^11 parent sets up to the Laplace cut-off). in_map / in_median: in the MCMC MAP parent set / in the median probability model (p > 0.5).".into(),
+        "posterior_probability: fraction of post-burn-in draws (all chains) with the edge, with its error sd/√M over the M chains' own fractions (_se, _n); exact_probability: the exact posterior (numerical integration over t, all 2^11 parent sets up to the Laplace cut-off). in_map / in_median: in the MCMC MAP parent set / in the median probability model (p > 0.5).".into(),
     ];
     for f in &fits.fits {
         let Some(node) = fits.data.index(&f.node) else {
@@ -32,6 +33,12 @@ pub(super) fn lucas_edges(m: &Manifest, fits: &LucasFits) -> Result<Table, Repor
             candidate.push(fits.data.names[c].clone());
             rho.push(f.rho.clone());
             posterior.push(f.estimate.as_ref().map(|e| e.edge_probabilities[i]));
+            let (se, n) = f.estimate.as_ref().map_or((None, None), |e| {
+                let (_, se, n) = edge_se(e, i);
+                (Some(se), Some(n))
+            });
+            posterior_se.push(se);
+            posterior_n.push(n);
             exact.push(f.exact.as_ref().map(|e| e.0[i]));
             in_map.push(f.estimate.as_ref().map(|e| e.map.contains(&i)));
             in_median.push(f.estimate.as_ref().map(|e| e.median.contains(&i)));
@@ -80,6 +87,8 @@ pub(super) fn lucas_edges(m: &Manifest, fits: &LucasFits) -> Result<Table, Repor
             Series::new("candidate".into(), candidate).into(),
             Series::new("rho".into(), rho).into(),
             Series::new("posterior_probability".into(), posterior).into(),
+            Series::new("posterior_probability_se".into(), posterior_se).into(),
+            Series::new("posterior_probability_n".into(), posterior_n).into(),
             Series::new("exact_probability".into(), exact).into(),
             Series::new("in_map".into(), in_map).into(),
             Series::new("in_median".into(), in_median).into(),

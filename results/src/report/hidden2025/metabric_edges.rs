@@ -9,7 +9,7 @@
 use polars::prelude::*;
 
 use super::metabric::MetabricFits;
-use super::table2::safe;
+use super::table2::{edge_se, safe};
 use crate::report::figures;
 use crate::report::{ReportError, Table, fmt_f64, json_text};
 use crate::rundir::{Manifest, RunDir};
@@ -31,9 +31,10 @@ pub(super) fn metabric_edges(
 ) -> Result<Table, ReportError> {
     let (mut outcome, mut candidate, mut rho) = (Vec::new(), Vec::new(), Vec::new());
     let (mut posterior, mut exact, mut in_median) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut posterior_se, mut posterior_n) = (Vec::new(), Vec::new());
     let (mut paper, mut paper_in_median) = (Vec::new(), Vec::new());
     let mut notes = vec![
-        "posterior_probability: fraction of post-burn-in draws (all chains) with the edge (Algorithm 2); exact_probability: the exact posterior (numerical integration over t, every subset of Ca(j) within the Laplace cut-off). in_median: posterior_probability > 0.5.".into(),
+        "posterior_probability: fraction of post-burn-in draws (all chains) with the edge, with its error sd/√M over the M chains' own fractions (_se, _n) (Algorithm 2); exact_probability: the exact posterior (numerical integration over t, every subset of Ca(j) within the Laplace cut-off). in_median: posterior_probability > 0.5.".into(),
         "paper: the edge probabilities §6 gives (the others are only drawn in Figure 6); paper_in_median: the edge is in Figure 5's median DAG. The paper's run is one chain at the authors' shape 1 (our ρ = k) on its 1,867 rows.".into(),
         "IMS is a function of AAD in these data (premenopausal exactly below 50): with AAD among the parents, IMS changes no table, so P(IMS → j) is the edge prior's alone given the other indicators (Beta(1, 1) prior on γ_j), which is why it sits near 1/2 (the paper's 0.548 and 0.327).".into(),
     ];
@@ -44,6 +45,12 @@ pub(super) fn metabric_edges(
             outcome.push(f.node.clone());
             rho.push(f.rho.clone());
             posterior.push(f.estimate.as_ref().map(|e| e.edge_probabilities[i]));
+            let (se, n) = f.estimate.as_ref().map_or((None, None), |e| {
+                let (_, se, n) = edge_se(e, i);
+                (Some(se), Some(n))
+            });
+            posterior_se.push(se);
+            posterior_n.push(n);
             exact.push(f.exact.as_ref().map(|e| e.0[i]));
             in_median.push(f.estimate.as_ref().map(|e| e.median.contains(&i)));
             paper.push(
@@ -76,6 +83,8 @@ pub(super) fn metabric_edges(
             Series::new("candidate".into(), candidate).into(),
             Series::new("rho".into(), rho).into(),
             Series::new("posterior_probability".into(), posterior).into(),
+            Series::new("posterior_probability_se".into(), posterior_se).into(),
+            Series::new("posterior_probability_n".into(), posterior_n).into(),
             Series::new("exact_probability".into(), exact).into(),
             Series::new("in_median".into(), in_median).into(),
             Series::new("paper".into(), paper).into(),

@@ -24,7 +24,7 @@ use polars::prelude::*;
 
 use crate::diagnostics;
 use crate::report::figures::{self, TraceVar};
-use crate::report::{Convergence, ReportError, Table, f64s, json_text};
+use crate::report::{Convergence, ReportError, Table, f64s, json_text, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// Points per chain drawn in Figures 4 and 7 (every draw up to this, then every s-th; display
@@ -341,6 +341,18 @@ pub(super) fn edges_fit(
         Some(blanket_estimate(&z_chains).map_err(other)?)
     };
     Ok((estimate, traces))
+}
+
+/// The Monte Carlo error of `e.edge_probabilities[i]`: sd/√M over the M chains' own edge
+/// probabilities (the chains are independent and equally long, so the pooled fraction is their
+/// mean; [`se::mean_over_units`]), as `(mean, se, M)`.
+pub(super) fn edge_se(e: &BlanketEstimate, i: usize) -> (f64, f64, u64) {
+    let per_chain: Vec<f64> = e
+        .chain_edge_probabilities
+        .iter()
+        .map(|c| c.get(i).copied().unwrap_or(f64::NAN))
+        .collect();
+    se::mean_over_units(&per_chain)
 }
 
 /// The exact posterior of an `exact` cell (its first finished chain): edge probabilities in

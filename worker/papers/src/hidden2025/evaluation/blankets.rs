@@ -152,6 +152,9 @@ pub struct BlanketEstimate {
     pub median: Vec<usize>,
     /// Edge probabilities, one per candidate.
     pub edge_probabilities: Vec<f64>,
+    /// Each chain's own edge probabilities (chains × candidates; NaN for a chain without
+    /// draws): the independent units of the estimate's Monte Carlo error.
+    pub chain_edge_probabilities: Vec<Vec<f64>>,
     /// Draws over all chains.
     pub n_draws: u64,
     /// Distinct parent sets visited.
@@ -171,7 +174,22 @@ pub fn blanket_estimate(chains: &[Vec<Vec<f64>>]) -> Result<BlanketEstimate, Eva
     let map_frequency =
         counts.counts.get(&map).copied().unwrap_or(0) as f64 / counts.n_draws as f64;
     let edge_probabilities = edge_probabilities(&counts);
+    let chain_edge_probabilities = chains
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|z| {
+                    if z.is_empty() {
+                        f64::NAN
+                    } else {
+                        z.iter().filter(|&&v| v > 0.5).count() as f64 / z.len() as f64
+                    }
+                })
+                .collect()
+        })
+        .collect();
     Ok(BlanketEstimate {
+        chain_edge_probabilities,
         map,
         map_frequency,
         median: median_probability_model(&edge_probabilities),
@@ -288,6 +306,10 @@ mod tests {
         assert_eq!(e.n_sets, 2);
         assert!((e.map_frequency - 0.6).abs() < 1e-15);
         assert_eq!(e.edge_probabilities, vec![0.4, 0.6, 0.4]);
+        assert_eq!(
+            e.chain_edge_probabilities,
+            vec![vec![1.0 / 3.0, 2.0 / 3.0, 1.0 / 3.0], vec![0.5, 0.5, 0.5]]
+        );
         assert_eq!(e.median, vec![1]);
         // Ties: {0, 2} and {1} twice each → the smaller set {1}.
         let e = blanket_estimate(&[chain(3, &[&[0, 2], &[1], &[0, 2], &[1]])]).expect("estimate");
