@@ -88,6 +88,9 @@ pub fn abalone(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Tabl
         let method = param_str(m, c.index, "method");
         let r = param_usize(m, c.index, "n_latent").unwrap_or(1).max(1);
         let mut figs: Vec<ChainFigures> = Vec::new();
+        // Each replicate's rings, read once for all of its chains.
+        let mut rings_of: std::collections::HashMap<u64, Option<Vec<f64>>> =
+            std::collections::HashMap::new();
         for j in m
             .jobs
             .iter()
@@ -101,11 +104,17 @@ pub fn abalone(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Tabl
             let Some(map) = find(&s, "r_map") else {
                 continue;
             };
-            let data = rd.read_dataset(&c.dataset_id, j.replicate)?;
-            let Some(rings) = data.truth("rings") else {
+            let rings = match rings_of.entry(j.replicate) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let data = rd.read_dataset(&c.dataset_id, j.replicate)?;
+                    e.insert(data.truth("rings").map(|x| x.values.clone()))
+                }
+            };
+            let Some(rings) = rings else {
                 continue;
             };
-            figs.push(chain_figures(&map.values, &rings.values, r, lj));
+            figs.push(chain_figures(&map.values, rings, r, lj));
         }
         if figs.is_empty() {
             continue;
