@@ -231,6 +231,12 @@ impl RunDir {
     pub fn figures_dir(&self) -> PathBuf {
         self.root.join("figures")
     }
+    /// `units/`: the per-unit rows behind a table (one row per job, per fold), as CSV. Not a
+    /// table: a unit's single value carries no Monte Carlo error, so `causeway check` compares
+    /// the tables built from them, not these.
+    pub fn units_dir(&self) -> PathBuf {
+        self.root.join("units")
+    }
 
     /// Write the manifest (pretty JSON) atomically.
     pub fn write_manifest(&self, m: &Manifest) -> Result<(), StoreError> {

@@ -249,7 +249,7 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let m = rd.read_manifest()?;
     // A run directory copied or pruned without its tables (or made by an older version) still
     // reports: the folders are made here, not only by `run`.
-    for dir in [rd.tables_dir(), rd.figures_dir()] {
+    for dir in [rd.tables_dir(), rd.figures_dir(), rd.units_dir()] {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ReportError::Other(format!("{}: cannot create: {e}", dir.display())))?;
     }

@@ -17,7 +17,9 @@
 //!   datasets): [`paired_difference`], sd(aᵢ − bᵢ)/√n, not the root sum of the two se;
 //! - the sample sd over n units: [`sd_over_units`], s/√(2(n − 1)) (normal theory);
 //! - a count of n units (confusion matrices): [`count_se`]; an AUC: [`auc_se`] (Hanley and
-//!   McNeil 1982), with n the number of units.
+//!   McNeil 1982), with n the number of units;
+//! - a quantile of n units: [`quantile_se`], half the spread of the order statistics at ranks
+//!   n·p ∓ √(n·p(1 − p)).
 
 use polars::prelude::*;
 
@@ -37,6 +39,43 @@ pub fn mean_over_units(units: &[f64]) -> (f64, f64, u64) {
     }
     let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     (mean, (var / n as f64).sqrt(), n as u64)
+}
+
+/// Mean over a cell's chains (independent units) and its se sd/√n ([`mean_over_units`]),
+/// except that chains which all agree exactly give no standard error (NaN: the check skips the
+/// cell): a few chains of a discrete figure often coincide (and DEM's starts often reach the
+/// same fixed point), so a spread of 0 says nothing about how far another run's chains land
+/// (with sd/√n = 0 on both sides, two correct runs with other chain seeds were flagged).
+/// Returns `(mean, se, n)`.
+pub fn mean_over_chains(per_chain: &[f64]) -> (f64, f64, u64) {
+    let (mean, se, n) = mean_over_units(per_chain);
+    (mean, if se == 0.0 { f64::NAN } else { se }, n)
+}
+
+/// Mean of per-chain frequencies (each in [0, 1]) over n chains, with the binomial se of a
+/// proportion of n units ([`binomial_se`], its rule at 0 and 1 included): `(mean, se, n)`. A
+/// chain's frequency has variance at most p(1 − p), reached when every chain is stuck with the
+/// feature or without it, as short chains often are (two chains agreeing on 0 in one run and on
+/// 1 in another gave sd/√n = 0 on both sides); the bound does not understate that.
+pub fn frequency_over_chains(per_chain: &[f64]) -> (f64, f64, u64) {
+    let (mean, _, n) = mean_over_units(per_chain);
+    (mean, binomial_se(mean, n), n)
+}
+
+/// Distribution-free standard error of the sample `p`-quantile of `sorted` (ascending, n
+/// values): half the distance between the order statistics at ranks n·p ∓ √(n·p(1 − p)), the
+/// ±1 sd band of the binomial count of values below the quantile (the order-statistic
+/// confidence interval at z = 1; e.g. Conover, *Practical Nonparametric Statistics*, §3.2).
+/// NaN for fewer than 2 values.
+pub fn quantile_se(sorted: &[f64], p: f64) -> f64 {
+    let n = sorted.len();
+    if n < 2 || !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
+    }
+    let (m, h) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
+    let lo = ((m - h).floor().max(0.0) as usize).min(n - 1);
+    let hi = ((m + h).ceil().max(0.0) as usize).min(n - 1);
+    (sorted[hi] - sorted[lo]) / 2.0
 }
 
 /// Standard error of a sample sd `sd` over `n` units, s/√(2(n − 1)) (the large-sample normal
@@ -135,6 +174,30 @@ pub fn push_mean_sd_se(cols: &mut Vec<Column>, mean: &str, sd: &str, sds: &[f64]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 100 values 0, 1, …, 99: the median's order-statistic band is ranks 45..55 (n·p ∓
+    /// √(n·p(1 − p)) = 50 ∓ 5), so its se is 5, what the asymptotic √(p(1 − p)/n)/f gives for
+    /// this uniform density (f = 1/100): 0.05 · 100 = 5. The 5% quantile's band is clamped at the
+    /// first value; fewer than two values give NaN.
+    #[test]
+    fn quantile_se_is_half_the_order_statistic_band() {
+        let v: Vec<f64> = (0..100).map(f64::from).collect();
+        assert_eq!(quantile_se(&v, 0.5), 5.0);
+        // 5 ∓ √4.75 = 2.82..7.18 → ranks 2 and 8.
+        assert_eq!(quantile_se(&v, 0.05), 3.0);
+        assert_eq!(quantile_se(&v, 0.0), 0.0);
+        assert!(quantile_se(&[1.0], 0.5).is_nan());
+    }
+
+    /// Chains that agree exactly give no standard error; otherwise sd/√n.
+    #[test]
+    fn chains_that_agree_exactly_give_no_standard_error() {
+        let (m, se, n) = mean_over_chains(&[827.0, 827.0]);
+        assert_eq!((m, n), (827.0, 2));
+        assert!(se.is_nan());
+        let (m, se, _) = mean_over_chains(&[1.0, 3.0]);
+        assert_eq!((m, se), (2.0, 1.0));
+    }
 
     /// R 4: `x <- c(1.2, 2.3, 1.9, 2.8, 3.1); sd(x)/sqrt(5)` = 0.33555923471125.
     #[test]

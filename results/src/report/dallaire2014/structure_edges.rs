@@ -29,17 +29,6 @@ fn chain_frequencies(summaries: &[Vec<Matrix>]) -> Vec<(Matrix, Vec<f64>)> {
         .collect()
 }
 
-/// Mean of per-chain frequencies over n chains, with the binomial se of a proportion of n units
-/// ([`se::binomial_se`], its rule at 0 and 1 included): `(mean, se, n)`. A chain's frequency
-/// lies in [0, 1], so its variance is at most p(1 − p), reached when every chain is stuck with
-/// the edge or without it, as short chains of a network this size often are (in the quick
-/// profile two chains agreed on 0 in one run and on 1 in another, where sd/√n gave 0 on both
-/// sides). sd/√n of so few chains understates that; the bound does not.
-fn frequency_over_chains(per_chain: &[f64]) -> (f64, f64, u64) {
-    let (mean, _, n) = se::mean_over_units(per_chain);
-    (mean, se::binomial_se(mean, n), n)
-}
-
 /// One row per (prior, ordered pair of distinct true units): `prior, child, parent, true_weight,
 /// true_edge, posterior_frequency` with `posterior_frequency_se`/`_n`; then a second table of the
 /// alignment quality: `prior, true_unit, mean_abs_correlation` (`_se`, `_n`), `chains`.
@@ -47,7 +36,7 @@ fn frequency_over_chains(per_chain: &[f64]) -> (f64, f64, u64) {
 /// Every cell is a mean over the cell's chains of that chain's own value (the fraction of its
 /// retained samples with the aligned edge; its mean |correlation|). The chains are independent
 /// units: a frequency's error is the binomial se over the n chains
-/// ([`frequency_over_chains`]), a correlation's sd/√n ([`se::mean_over_units`]). The rows are the same in every run (all ordered
+/// ([`se::frequency_over_chains`]), a correlation's sd/√n ([`se::mean_over_units`]). The rows are the same in every run (all ordered
 /// pairs, true edges first), so that two runs compare row by row.
 ///
 /// Errors: unreadable chains or datasets; polars.
@@ -95,7 +84,7 @@ pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportEr
                     child: name(child),
                     parent: name(parent),
                     true_weight: w.get(child, parent),
-                    freq: frequency_over_chains(&per_chain),
+                    freq: se::frequency_over_chains(&per_chain),
                 });
             }
         }

@@ -1,7 +1,8 @@
 //! `tables/metabric_dags.csv`: Figure 5 of `002_d97ecc788b964f97.txt` (§6): each outcome's
 //! parents under
-//! - `hidden`: HiDDeN's median probability model (Algorithm 2's edge probabilities > 0.5), per ρ;
-//! - `hidden_exact`: the same from the exact posterior's edge probabilities, per ρ;
+//! - `in_median`: HiDDeN's median probability model (Algorithm 2's edge probabilities > 0.5), per
+//!   ρ, beside its expected number of parents with its Monte Carlo error;
+//! - `exact_median`: the same from the exact posterior's edge probabilities, per ρ;
 //! - `hc`, `tabu`: bnlearn's `hc` and `tabu` with BIC (issue 16's definitions,
 //!   `causeway_papers::hidden2025::evaluation::search`) on the outcome and its candidates,
 //!   blacklisting every arc out of the outcome, as the authors' `metabric.R` does; the outcome's
@@ -22,7 +23,7 @@ use polars::prelude::*;
 use super::metabric::{MetabricFits, other};
 use super::metabric_edges::paper_parents;
 use super::table2::safe;
-use crate::report::{ReportError, Table};
+use crate::report::{ReportError, Table, se};
 use crate::rundir::{Manifest, RunDir};
 
 /// An outcome with its HC and its TABU parents (data columns).
@@ -65,22 +66,17 @@ fn searched(fits: &MetabricFits) -> Result<Vec<Searched>, ReportError> {
     Ok(out)
 }
 
-/// One row per (method, ρ, outcome).
+/// One row per (ρ, outcome): `rho, child`; HiDDeN's median probability model `in_median`
+/// (parents with Algorithm 2's edge probability > 0.5: thresholds of the estimates that
+/// `metabric_edges` tests, so reported, not tested) and its expected number of parents
+/// `expected_n_parents` = Σ edge probabilities, the mean over the M chains of each chain's own
+/// sum with its error sd/√M (`_se`, `_n`); the exact posterior's `exact_median`; `hc` and `tabu`
+/// (one DAG each, the same for every ρ); and the `paper`'s median DAG.
 pub(super) fn metabric_dags(
     rd: &RunDir,
     m: &Manifest,
     fits: &MetabricFits,
 ) -> Result<Table, ReportError> {
-    let (mut method, mut rho, mut child) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut parents, mut n_parents, mut paper) = (Vec::new(), Vec::new(), Vec::new());
-    let mut push = |me: &str, r: Option<&str>, o: &str, cols: &[usize], p: Option<String>| {
-        method.push(me.to_string());
-        rho.push(r.map(String::from));
-        child.push(o.to_string());
-        parents.push(fits.names(cols));
-        n_parents.push(cols.len() as u64);
-        paper.push(p);
-    };
     let paper_of = |o: &str| {
         paper_parents(m, o).map(|p| {
             let mut cols: Vec<usize> = p.iter().filter_map(|n| fits.data.index(n)).collect();
@@ -88,39 +84,55 @@ pub(super) fn metabric_dags(
             fits.names(&cols)
         })
     };
+    let search = searched(fits)?;
+    let (mut rho, mut child, mut in_median) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut expected, mut expected_se, mut expected_n) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut exact, mut hc, mut tabu, mut paper) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut drawn: Vec<(String, DrawnDag)> = Vec::new();
     for r in &fits.rhos {
         let mut dag = Vec::new();
         for f in fits.fits.iter().filter(|f| &f.rho == r) {
-            if let Some(e) = &f.estimate {
-                let cols: Vec<usize> = e.median.iter().map(|&i| f.candidates[i]).collect();
-                push("hidden", Some(r), &f.node, &cols, paper_of(&f.node));
-                dag.push((
-                    f.node.clone(),
-                    e.median
+            rho.push(r.clone());
+            child.push(f.node.clone());
+            let to_cols = |pos: &[usize]| pos.iter().map(|&i| f.candidates[i]).collect::<Vec<_>>();
+            match &f.estimate {
+                Some(e) => {
+                    in_median.push(Some(fits.names(&to_cols(&e.median))));
+                    let per_chain: Vec<f64> = e
+                        .chain_edge_probabilities
                         .iter()
-                        .map(|&i| (f.candidates[i], e.edge_probabilities[i]))
-                        .collect(),
-                ));
+                        .map(|c| c.iter().sum())
+                        .collect();
+                    let (mean, se_, n) = se::mean_over_units(&per_chain);
+                    expected.push(mean);
+                    expected_se.push(se_);
+                    expected_n.push(n);
+                    dag.push((
+                        f.node.clone(),
+                        e.median
+                            .iter()
+                            .map(|&i| (f.candidates[i], e.edge_probabilities[i]))
+                            .collect(),
+                    ));
+                }
+                None => {
+                    in_median.push(None);
+                    expected.push(f64::NAN);
+                    expected_se.push(f64::NAN);
+                    expected_n.push(0);
+                }
             }
-        }
-        for f in fits.fits.iter().filter(|f| &f.rho == r) {
-            if let Some((probs, _)) = &f.exact {
-                let cols: Vec<usize> = median_probability_model(probs)
-                    .iter()
-                    .map(|&i| f.candidates[i])
-                    .collect();
-                push("hidden_exact", Some(r), &f.node, &cols, None);
-            }
+            exact.push(
+                f.exact
+                    .as_ref()
+                    .map(|(probs, _)| fits.names(&to_cols(&median_probability_model(probs)))),
+            );
+            let s = search.iter().find(|s| s.0 == f.node);
+            hc.push(s.map(|s| fits.names(&s.1)));
+            tabu.push(s.map(|s| fits.names(&s.2)));
+            paper.push(paper_of(&f.node));
         }
         drawn.push((r.clone(), dag));
-    }
-    let search = searched(fits)?;
-    for (o, hc, _) in &search {
-        push("hc", None, o, hc, None);
-    }
-    for (o, _, tabu) in &search {
-        push("tabu", None, o, tabu, None);
     }
     for (r, dag) in &drawn {
         let panels = [
@@ -150,20 +162,31 @@ pub(super) fn metabric_dags(
             &panels,
         )?;
     }
+    let mut cols: Vec<Column> = vec![
+        Series::new("rho".into(), rho).into(),
+        Series::new("child".into(), child).into(),
+        Series::new("in_median".into(), in_median).into(),
+        Series::new("expected_n_parents".into(), expected).into(),
+    ];
+    se::push_se(
+        &mut cols,
+        "expected_n_parents",
+        expected_se,
+        Some(expected_n),
+    );
+    cols.extend([
+        Series::new("exact_median".into(), exact).into(),
+        Series::new("hc".into(), hc).into(),
+        Series::new("tabu".into(), tabu).into(),
+        Series::new("paper".into(), paper).into(),
+    ]);
     Ok(Table {
         name: "metabric_dags".into(),
         title: "Figure 5: the outcomes' parents, METABRIC".into(),
-        df: DataFrame::new_infer_height(vec![
-            Series::new("method".into(), method).into(),
-            Series::new("rho".into(), rho).into(),
-            Series::new("child".into(), child).into(),
-            Series::new("parents".into(), parents).into(),
-            Series::new("n_parents".into(), n_parents).into(),
-            Series::new("paper".into(), paper).into(),
-        ])?,
+        df: DataFrame::new_infer_height(cols)?,
         notes: vec![
-            "hidden: the median probability model of Algorithm 2 (edge probability > 0.5 over the post-burn-in draws of all chains); hidden_exact: the same from the exact posterior. paper: Figure 5's median DAG (one chain, the authors' shape 1 = our ρ = k, their 1,867 rows). Parents in column order.".into(),
-            "hc, tabu: bnlearn hc/tabu defaults (BIC, from the empty graph; TABU list 10, 10 moves without improvement) on the outcome and its candidates, every arc out of the outcome blacklisted (the authors' metabric.R); the paper says only that HC and TABU give one DAG, sparser than HiDDeN's.".into(),
+            "in_median: HiDDeN's median probability model of Algorithm 2 (edge probability > 0.5 over the post-burn-in draws of all chains), a threshold of the estimates that metabric_edges tests, so reported, not tested; expected_n_parents: Σ of those edge probabilities, the mean over the M chains of each chain's own sum with its error sd/√M (_se, _n); exact_median: the same model from the exact posterior. paper: Figure 5's median DAG (one chain, the authors' shape 1 = our ρ = k, their 1,867 rows). Parents in column order.".into(),
+            "hc, tabu: bnlearn hc/tabu defaults (BIC, from the empty graph; TABU list 10, 10 moves without improvement) on the outcome and its candidates, every arc out of the outcome blacklisted (the authors' metabric.R), the same for every ρ; the paper says only that HC and TABU give one DAG, sparser than HiDDeN's.".into(),
             "Not run: the group lasso (Figure 5, middle; optional in issue 16). The paper reports that it keeps every candidate, for every outcome.".into(),
         ],
     })

@@ -43,20 +43,10 @@ fn chain_figures(map: &[f64], rings: &[f64], r: usize, log_joint: f64) -> ChainF
     }
 }
 
-/// Mean over chains and its se sd/√n ([`se::mean_over_units`]), except that chains which all
-/// agree exactly give no standard error (NaN: the check skips the cell): DEM's starts often
-/// reach the same fixed point, and a few chains of a discrete figure often coincide, so a
-/// spread of 0 says nothing about how far another run's chains land (with sd/√n = 0 on both
-/// sides, two correct runs with other chain seeds were flagged).
-fn mean_over_chains(per_chain: &[f64]) -> (f64, f64, u64) {
-    let (mean, se, n) = se::mean_over_units(per_chain);
-    (mean, if se == 0.0 { f64::NAN } else { se }, n)
-}
-
 /// `name` and its `_se`, `_n` over the chains' values `per_chain[row][chain]`
-/// ([`mean_over_chains`]).
+/// ([`se::mean_over_chains`]).
 fn push_over_chains(cols: &mut Vec<Column>, name: &str, per_chain: &[Vec<f64>]) {
-    let stats: Vec<(f64, f64, u64)> = per_chain.iter().map(|v| mean_over_chains(v)).collect();
+    let stats: Vec<(f64, f64, u64)> = per_chain.iter().map(|v| se::mean_over_chains(v)).collect();
     cols.push(Series::new(name.into(), stats.iter().map(|s| s.0).collect::<Vec<_>>()).into());
     se::push_se(
         cols,
@@ -74,7 +64,7 @@ fn push_over_chains(cols: &mut Vec<Column>, name: &str, per_chain: &[Vec<f64>]) 
 /// (`log_joint`).
 ///
 /// Every figure is the mean over the cell's chains of the chain's own value (from its MAP
-/// classes), with its error sd/√n over the n chains (`_se`, `_n`; [`mean_over_chains`]: none
+/// classes), with its error sd/√n over the n chains (`_se`, `_n`; [`se::mean_over_chains`]: none
 /// where the chains agree exactly): the chains are independent, and the relabelling makes each
 /// chain's figures label-invariant.
 ///
@@ -148,7 +138,7 @@ pub fn abalone(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Tabl
             figs.iter().map(|g| g.v).collect(),
             figs.iter().map(|g| g.spread).collect(),
         ];
-        let [lj, v, spread] = per_cell.each_ref().map(|x| mean_over_chains(x));
+        let [lj, v, spread] = per_cell.each_ref().map(|x| se::mean_over_chains(x));
         tables.push(Table {
             name: format!("abalone_{method}_cell{}", c.index),
             title: format!("§5.5 / Fig. 5.4: r1 ({method}) against age (rings), {vars}, {}, R = {r}, setting {}", param_str(m, c.index, "hypothesis"), param_str(m, c.index, "setting")),
@@ -225,15 +215,5 @@ mod tests {
         assert_eq!(a.table[0].iter().sum::<u64>(), 3);
         assert!(a.class_mean.windows(2).all(|w| w[0] < w[1]));
         assert!((a.spread - (38.0 / 3.0 - 5.0)).abs() < 1e-12);
-    }
-
-    /// Chains that agree exactly give no standard error; otherwise sd/√n.
-    #[test]
-    fn chains_that_agree_exactly_give_no_standard_error() {
-        let (m, se, n) = mean_over_chains(&[827.0, 827.0]);
-        assert_eq!((m, n), (827.0, 2));
-        assert!(se.is_nan());
-        let (m, se, _) = mean_over_chains(&[1.0, 3.0]);
-        assert_eq!((m, se), (2.0, 1.0));
     }
 }

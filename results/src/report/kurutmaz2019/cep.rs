@@ -1,5 +1,5 @@
 //! `kurutmaz2019.cep` (§5.4, Table 5.2, Fig. 5.3): reads the run's log marginal likelihoods
-//! (`tables/log_ml.csv`), builds Table 5.2 per method ([`super::cep_table5_2`]), the
+//! (`units/log_ml.csv`), builds Table 5.2 per method ([`super::cep_table5_2`]), the
 //! cross-validation ([`super::cep_cv`]), the spurious pairs ([`super::cep_spurious`]), the
 //! comparison with the author's values ([`super::cep_author_smc`]) and the ROC figure
 //! `figures/cep_roc.svg`.
@@ -55,8 +55,10 @@ pub fn cep_rows(rd: &RunDir, m: &Manifest) -> Result<Vec<LogMlRow>, ReportError>
     Ok(out)
 }
 
-/// Write `tables/log_ml.csv` (columns `pair, setting, hypothesis, n_latent, method, seed,
-/// log_marginal_likelihood`; hypothesis in the cdt orientation).
+/// Write `units/log_ml.csv` (columns `pair, setting, hypothesis, n_latent, method, seed,
+/// log_marginal_likelihood`; hypothesis in the cdt orientation): one job's single estimate per
+/// row, the units behind Table 5.2 and the cross-validation, so in `units/`, not `tables/`
+/// (no Monte Carlo error of its own; the `seed` differs between chain seeds by construction).
 ///
 /// Errors: polars or I/O failures.
 pub fn write_log_ml_csv(rd: &RunDir, rows: &[LogMlRow]) -> Result<(), ReportError> {
@@ -69,7 +71,7 @@ pub fn write_log_ml_csv(rd: &RunDir, rows: &[LogMlRow]) -> Result<(), ReportErro
         "seed" => rows.iter().map(|r| r.seed).collect::<Vec<_>>(),
         "log_marginal_likelihood" => rows.iter().map(|r| r.value).collect::<Vec<_>>(),
     )?;
-    write_csv(&rd.tables_dir().join("log_ml.csv"), &mut df)?;
+    write_csv(&rd.units_dir().join("log_ml.csv"), &mut df)?;
     Ok(())
 }
 
@@ -104,15 +106,24 @@ fn roc_panel(sc: &Scores) -> Option<Panel> {
     })
 }
 
-/// §5.4: `tables/log_ml.csv`; per method, Table 5.2 (counts and weighted accuracy per setting,
+/// §5.4: `units/log_ml.csv`; per method, Table 5.2 (counts and weighted accuracy per setting,
 /// the thesis's beside), the 10 × 3 cross-validation (mean ± sd over folds; per-fold rows in
-/// `tables/cep_cv_folds.csv`), the pairs called spurious at the best setting, and the ROC curve
+/// `units/cep_cv_folds.csv`), the pairs called spurious at the best setting, and the ROC curve
 /// of the best setting (`figures/cep_roc.svg`).
 ///
 /// Errors: unreadable summaries, pairs missing from `pairs_meta.csv`; polars.
 pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let rows = cep_rows(rd, m)?;
     write_log_ml_csv(rd, &rows)?;
+    // Runs reported before units/ existed kept these in tables/, where `check` would compare
+    // them; re-reporting such a run moves them (written again in units/).
+    for stale in ["log_ml.csv", "cep_cv_folds.csv"] {
+        let path = rd.tables_dir().join(stale);
+        if path.exists() {
+            std::fs::remove_file(&path)
+                .map_err(|e| ReportError::Other(format!("{}: {e}", path.display())))?;
+        }
+    }
     let meta = pairs_meta()?;
     let methods: BTreeSet<String> = rows.iter().map(|r| r.method.clone()).collect();
     let all: Vec<Scores> = methods

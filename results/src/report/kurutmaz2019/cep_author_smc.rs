@@ -5,7 +5,10 @@ use causeway_papers::kurutmaz2019::evaluation::{DiffSummary, LogMlRow, author_di
 use polars::prelude::*;
 
 use super::thesis_fixture_rows;
-use crate::report::{ReportError, Table};
+use crate::report::{ReportError, Table, se};
+
+/// A figure of a [`DiffSummary`].
+type Field = fn(&DiffSummary) -> f64;
 
 /// The thesis author's stored SMC log marginal likelihoods (J = 1000; every pair, setting,
 /// hypothesis and R), compiled in for the CEP report's comparison table; provenance in
@@ -24,21 +27,54 @@ pub fn author_smc_comparison(rows: &[LogMlRow], meta: &[PairMeta]) -> Result<Tab
     let author = thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", meta)?;
     let groups = author_differences(rows, &author);
     let col = |f: fn(&DiffSummary) -> f64| groups.iter().map(f).collect::<Vec<f64>>();
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"): the cells are the units;
+    // a quantile's distribution-free se, the mean's sd/√n; the maximum is an extreme (no se).
+    let mut cols: Vec<Column> = vec![
+        Series::new(
+            "R".into(),
+            groups.iter().map(|g| g.label.clone()).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "cells".into(),
+            groups.iter().map(|g| g.cells as u64).collect::<Vec<_>>(),
+        )
+        .into(),
+    ];
+    let n: Vec<u64> = groups.iter().map(|g| g.cells as u64).collect();
+    let quantiles: [(&str, Field, f64); 5] = [
+        ("median", |g| g.median, 0.5),
+        ("q25", |g| g.q25, 0.25),
+        ("q75", |g| g.q75, 0.75),
+        ("q05", |g| g.q05, 0.05),
+        ("q95", |g| g.q95, 0.95),
+    ];
+    for (name, f, p) in quantiles {
+        cols.push(Series::new(name.into(), col(f)).into());
+        let ses = groups
+            .iter()
+            .map(|g| se::quantile_se(&g.sorted, p))
+            .collect();
+        se::push_se(&mut cols, name, ses, Some(n.clone()));
+    }
+    let means: Vec<(f64, f64, u64)> = groups
+        .iter()
+        .map(|g| se::mean_over_units(&g.sorted))
+        .collect();
+    cols.push(Series::new("mean".into(), col(|g| g.mean)).into());
+    se::push_se(
+        &mut cols,
+        "mean",
+        means.iter().map(|m| m.1).collect(),
+        Some(n.clone()),
+    );
+    let rel = "max |relative difference|";
+    cols.push(Series::new(rel.into(), col(|g| g.max_rel)).into());
+    se::push_se(&mut cols, rel, vec![f64::NAN; groups.len()], None);
     Ok(Table {
         name: "cep_author_smc".into(),
         title: "§5.4: our SMC ln p(x) against the thesis author's stored SMC values, same cells (author − ours, nats)".into(),
-        df: df!(
-            "R" => groups.iter().map(|g| g.label.clone()).collect::<Vec<_>>(),
-            "cells" => groups.iter().map(|g| g.cells as u64).collect::<Vec<_>>(),
-            "median" => col(|g| g.median),
-            "q25" => col(|g| g.q25),
-            "q75" => col(|g| g.q75),
-            "q05" => col(|g| g.q05),
-            "q95" => col(|g| g.q95),
-            "mean" => col(|g| g.mean),
-            // Scientific notation: at R = 1 the differences are ~1e-11.
-            "max |relative difference|" => groups.iter().map(|g| format!("{:.2e}", g.max_rel)).collect::<Vec<_>>(),
-        )?,
+        df: DataFrame::new_infer_height(cols)?,
         notes: vec![
             "R = 1 has no latent variable: both values are exact and must agree to rounding (causeway's tests require 1e-8 relative).".into(),
             "R > 1: each value is one SMC run with J = 1000 particles and a random observation order on each side; on long pairs single \

@@ -1,5 +1,5 @@
 //! §5.4's 10 × 3 cross-validation: table `cep_cv` (mean ± sd over folds per method, the
-//! thesis's beside) and the per-fold rows `tables/cep_cv_folds.csv`.
+//! thesis's beside) and the per-fold rows `units/cep_cv_folds.csv`.
 
 use causeway_papers::kurutmaz2019::evaluation::{
     CV_FOLDS, CV_REPETITIONS, CvFold, CvSummary, Scores, cross_validate, summarize_cv,
@@ -7,7 +7,7 @@ use causeway_papers::kurutmaz2019::evaluation::{
 use polars::prelude::*;
 
 use super::reported_pm;
-use crate::report::{ReportError, Table, pm};
+use crate::report::{ReportError, Table, pm, se};
 use crate::rundir::{Manifest, RunDir, write_csv};
 
 /// One method's row of `cep_cv`.
@@ -18,13 +18,31 @@ struct Row {
 }
 
 fn frame(m: &Manifest, rows: &[Row]) -> PolarsResult<DataFrame> {
+    let mut cols = columns(m, rows);
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"): over the n folds, a
+    // mean's sd/√n and an sd's s/√(2(n − 1)).
+    let n_folds: Vec<u64> = rows.iter().map(|r| r.summary.n_folds as u64).collect();
+    let n_auc: Vec<u64> = rows.iter().map(|r| r.summary.n_auc as u64).collect();
+    let sd = |f: fn(&CvSummary) -> f64| rows.iter().map(|r| f(&r.summary)).collect::<Vec<_>>();
+    se::push_mean_sd_se(
+        &mut cols,
+        "accuracy_mean",
+        "accuracy_sd",
+        &sd(|s| s.accuracy_sd),
+        &n_folds,
+    );
+    se::push_mean_sd_se(&mut cols, "auc_mean", "auc_sd", &sd(|s| s.auc_sd), &n_auc);
+    DataFrame::new_infer_height(cols)
+}
+
+fn columns(m: &Manifest, rows: &[Row]) -> Vec<Column> {
     let text = |f: &dyn Fn(&Row) -> String| rows.iter().map(f).collect::<Vec<_>>();
     let count = |f: &dyn Fn(&Row) -> usize| rows.iter().map(|r| f(r) as u64).collect::<Vec<_>>();
     let num =
         |f: &dyn Fn(&CvSummary) -> f64| rows.iter().map(|r| f(&r.summary)).collect::<Vec<_>>();
     let thesis =
         |path: [&str; 2]| text(&|r: &Row| reported_pm(m, &[path[0], r.method.as_str(), path[1]]));
-    DataFrame::new_infer_height(vec![
+    vec![
         Series::new("method".into(), text(&|r: &Row| r.method.clone())).into(),
         Series::new("pairs".into(), count(&|r: &Row| r.pairs)).into(),
         Series::new("folds".into(), count(&|r: &Row| r.summary.n_folds)).into(),
@@ -55,27 +73,10 @@ fn frame(m: &Manifest, rows: &[Row]) -> PolarsResult<DataFrame> {
         Series::new("accuracy_sd".into(), num(&|s| s.accuracy_sd)).into(),
         Series::new("auc_mean".into(), num(&|s| s.auc_mean)).into(),
         Series::new("auc_sd".into(), num(&|s| s.auc_sd)).into(),
-        // Monte Carlo error (README, "Monte Carlo error of a table cell"): sd/√n over folds.
-        Series::new(
-            "accuracy_mean_se".into(),
-            num(&|s| s.accuracy_sd / (s.n_folds as f64).sqrt()),
-        )
-        .into(),
-        Series::new(
-            "accuracy_mean_n".into(),
-            count(&|r: &Row| r.summary.n_folds),
-        )
-        .into(),
-        Series::new(
-            "auc_mean_se".into(),
-            num(&|s| s.auc_sd / (s.n_auc as f64).sqrt()),
-        )
-        .into(),
-        Series::new("auc_mean_n".into(), count(&|r: &Row| r.summary.n_auc)).into(),
-    ])
+    ]
 }
 
-/// Write `tables/cep_cv_folds.csv`: one row per (method, fold).
+/// Write `units/cep_cv_folds.csv`: one row per (method, fold).
 fn write_folds(rd: &RunDir, folds: &[(String, CvFold)]) -> Result<(), ReportError> {
     let mut fdf = df!(
         "method" => folds.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
@@ -87,12 +88,12 @@ fn write_folds(rd: &RunDir, folds: &[(String, CvFold)]) -> Result<(), ReportErro
         "test_auc" => folds.iter().map(|f| f.1.test_auc).collect::<Vec<_>>(),
         "n_test" => folds.iter().map(|f| f.1.n_test as u64).collect::<Vec<_>>(),
     )?;
-    write_csv(&rd.tables_dir().join("cep_cv_folds.csv"), &mut fdf)?;
+    write_csv(&rd.units_dir().join("cep_cv_folds.csv"), &mut fdf)?;
     Ok(())
 }
 
 /// §5.4: the [`CV_REPETITIONS`] × [`CV_FOLDS`] cross-validation of each method's scores (seeded
-/// with the experiment seed), as table `cep_cv`; writes the folds to `tables/cep_cv_folds.csv`.
+/// with the experiment seed), as table `cep_cv`; writes the folds to `units/cep_cv_folds.csv`.
 /// A method with too few pairs gets an empty (NaN) row and the reason in the notes.
 ///
 /// Errors: polars or I/O failures.
@@ -129,7 +130,7 @@ pub(super) fn table(rd: &RunDir, m: &Manifest, all: &[Scores]) -> Result<Table, 
                  per fold the setting with the best weighted training accuracy (ties: lowest number) is scored on the test fold. \
                  Decision: max_R ln p(→) against max_R ln p(←), exact ties to x → y (the thesis's rule; it reproduces Table 5.2). AUC score: max_R ln p(x → y) − max_R ln p(y → x) in the ORIGINAL file \
                  orientation with labels \"x causes y\" (in the cdt orientation every label is A → B and the AUC is undefined). \
-                 Weights: weight_thesis. mean ± sample sd over folds (the thesis calls its ± a 68% CI). Per-fold rows: cep_cv_folds.csv.",
+                 Weights: weight_thesis. mean ± sample sd over folds (the thesis calls its ± a 68% CI). Per-fold rows: units/cep_cv_folds.csv.",
                 m.base_seed
             ),
             "\"Author's values, this protocol\": the figures shared/README.md gives for the author's stored values through this protocol \

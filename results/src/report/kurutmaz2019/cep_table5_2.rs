@@ -6,7 +6,7 @@ use causeway_papers::kurutmaz2019::setting as table_5_1;
 use polars::prelude::*;
 
 use super::reported;
-use crate::report::{ReportError, Table};
+use crate::report::{ReportError, Table, se};
 use crate::rundir::Manifest;
 
 /// One setting's row: ours, and the thesis's (NaN where `reported` has none).
@@ -17,6 +17,10 @@ struct Row {
     /// Pairs decided →, ←, ∧ (NaN when some pair lacks a value).
     counts: [f64; 3],
     accuracy: f64,
+    /// Kish's effective number of pairs behind `accuracy`.
+    n_eff: f64,
+    /// Pairs with all three values (the n of the counts).
+    n_pairs: u64,
     /// The thesis's →, ←, ∧ and accuracy; `None` when `reported` has no row for the setting.
     thesis: Option<Vec<f64>>,
 }
@@ -65,13 +69,43 @@ fn frame(rows: &[Row]) -> PolarsResult<DataFrame> {
             })
             .collect();
         cols.push(Series::new((*name).into(), v).into());
+        // Monte Carlo error (README, "Monte Carlo error of a table cell"): each pair's decision
+        // is one unit; a count of n pairs has n times the binomial se, the weighted accuracy the
+        // binomial se of a proportion of its Kish effective n pairs.
+        match k {
+            0..=2 => se::push_se(
+                &mut cols,
+                name,
+                rows.iter()
+                    .map(|r| {
+                        if r.counts[k].is_nan() {
+                            f64::NAN
+                        } else {
+                            se::count_se(r.counts[k] as u64, r.n_pairs)
+                        }
+                    })
+                    .collect(),
+                Some(rows.iter().map(|r| r.n_pairs).collect()),
+            ),
+            3 => se::push_se(
+                &mut cols,
+                name,
+                rows.iter()
+                    .map(|r| se::binomial_se(r.accuracy, r.n_eff.round() as u64))
+                    .collect(),
+                Some(rows.iter().map(|r| r.n_eff.round() as u64).collect()),
+            ),
+            _ => {}
+        }
     }
     DataFrame::new_infer_height(cols)
 }
 
 /// Table 5.2 of `sc.method`: per setting, the pairs decided →, ←, ∧ (`Scores::counts`,
 /// original orientation) and the weighted direction accuracy over all pairs, beside the
-/// thesis's (`reported.table_5_2.<method>`: rows `[setting, →, ←, ∧, accuracy]`).
+/// thesis's (`reported.table_5_2.<method>`: rows `[setting, →, ←, ∧, accuracy]`). Each of ours
+/// has its `_se` and `_n`: the pairs are the units (a count's n times the binomial se; the
+/// accuracy's binomial se of a proportion of Kish's effective n pairs).
 ///
 /// Errors: polars.
 pub(super) fn table(m: &Manifest, sc: &Scores) -> Result<Table, ReportError> {
@@ -105,6 +139,8 @@ pub(super) fn table(m: &Manifest, sc: &Scores) -> Result<Table, ReportError> {
                     .unwrap_or_default(),
                 counts: [0, 1, 2].map(|k| c.map_or(f64::NAN, |c| c[k] as f64)),
                 accuracy: sc.accuracy(si, &all),
+                n_eff: sc.accuracy_effective_n(si, &all),
+                n_pairs: c.map_or(0, |c| c.iter().sum()),
                 thesis: thesis_row(s),
             }
         })

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `kurutmaz2019.toy` | §5.2, Fig. 5.1 | `toy` (`toy.rs`) |
 //! | `kurutmaz2019.synthetic` | §5.3, Fig. 5.2 | `synthetic_confusion`, `synthetic_summary`, `synthetic_accuracy_by` (`synthetic.rs`) |
-//! | `kurutmaz2019.cep` | §5.4, Table 5.2, Fig. 5.3 | `cep_table5_2_<method>` (`cep_table5_2.rs`), `cep_cv` (`cep_cv.rs`), `cep_spurious` (`cep_spurious.rs`), `cep_author_smc` (`cep_author_smc.rs`); the kind, `log_ml.csv` and the ROC figure in `cep.rs` |
+//! | `kurutmaz2019.cep` | §5.4, Table 5.2, Fig. 5.3 | `cep_table5_2_<method>` (`cep_table5_2.rs`), `cep_cv` (`cep_cv.rs`), `cep_spurious` (`cep_spurious.rs`), `cep_author_smc` (`cep_author_smc.rs`); the kind, `units/log_ml.csv` and the ROC figure in `cep.rs` |
 //! | `kurutmaz2019.abalone` | §5.5, Fig. 5.4 | `abalone_<method>_cell<i>`, `abalone_cells` (`abalone.rs`) |
 //!
 //! The computations (selection over R, decisions, cross-validation, statistics) are polars-free,

@@ -106,6 +106,8 @@ pub struct DiffSummary {
     pub mean: f64,
     /// Largest |(author − ours) / author|.
     pub max_rel: f64,
+    /// The differences author − ours, ascending (for their standard errors).
+    pub sorted: Vec<f64>,
 }
 
 /// Our SMC values (`ours`, rows with method `smc`) against the author's (`author`) on the same
@@ -154,6 +156,7 @@ pub fn author_differences(ours: &[LogMlRow], author: &[LogMlRow]) -> Vec<DiffSum
                 q95: q(0.95),
                 mean: d.iter().sum::<f64>() / d.len().max(1) as f64,
                 max_rel: v.iter().map(|x| x.1).fold(0.0, f64::max),
+                sorted: d,
             }
         })
         .collect()
@@ -284,6 +287,21 @@ impl Scores {
             }
         }
         if den > 0.0 { num / den } else { f64::NAN }
+    }
+
+    /// Kish's effective number of pairs behind [`Scores::accuracy`] over `idx`, (Σ w)² / Σ w²
+    /// over the pairs it counts (finite decision and weight): the n of the accuracy's binomial
+    /// standard error, as a weighted proportion. 0 when no pair counts.
+    pub fn accuracy_effective_n(&self, si: usize, idx: &[usize]) -> f64 {
+        let (mut s1, mut s2) = (0.0, 0.0);
+        for &pi in idx {
+            let w = self.pairs[pi].weight;
+            if self.correct(si, pi).is_finite() && w.is_finite() {
+                s1 += w;
+                s2 += w * w;
+            }
+        }
+        if s2 > 0.0 { s1 * s1 / s2 } else { 0.0 }
     }
 
     /// Weighted AUC (Mann–Whitney, ties ½; §5.4, Fig. 5.3) of [`Scores::original_score`]
