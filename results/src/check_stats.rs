@@ -23,9 +23,9 @@
 //!   distance to the paper's value, and the statistic and per-cell verdict of a test whose
 //!   p-value is tested, SBC's `chi_square` and `calibrated`, a sampler's `acceptance…`
 //!   rates, and `in_map` / `in_median`, thresholds of an edge probability whose own column is
-//!   tested, and `MAP sample…` columns, the best single sample over a cell's chains, one point
-//!   of one run whose label-invariant figures are tested as means over chains): reported, not
-//!   tested;
+//!   tested, `MAP sample…` columns, the best single sample over a cell's chains, one point
+//!   of one run whose label-invariant figures are tested as means over chains, and `best
+//!   setting`, the argmax of estimated accuracies): reported, not tested;
 //! - **rendering**: a text column with cells `a ± b` or intervals `[a, b]` (and otherwise only
 //!   plain numbers, e.g. an exact row's value): a view of an estimate and its spread, whose
 //!   numbers have their own columns or are quantiles of them; not tested;
@@ -171,6 +171,7 @@ pub fn is_diagnostic(column: &str) -> bool {
         || c == "in_map"
         || c == "in_median"
         || c.starts_with("map sample")
+        || c == "best setting"
 }
 
 /// The column of `t` that is `col`'s companion `suffix` (`se`, `n`, `converged`): `col_suffix`,

@@ -338,6 +338,16 @@ impl<'c> ChainSet<'c, fn(f64) -> f64> {
 }
 
 impl<'c, F: Fn(f64) -> f64 + Sync> ChainSet<'c, F> {
+    /// The mapped chains' means.
+    pub(crate) fn means(&self) -> &[f64] {
+        &self.means
+    }
+
+    /// max − min of the mapped values over all chains.
+    pub(crate) fn range(&self) -> f64 {
+        self.range
+    }
+
     /// Chains seen through `map`, whose means and range the caller knows (e.g. from counts
     /// for an indicator). The means must be what `np.mean` gives for the mapped chains.
     pub(crate) fn mapped(chains: &'c [&'c [f64]], map: F, means: Vec<f64>, range: f64) -> Self {

@@ -46,6 +46,7 @@
 //! sort, chain means and variances and the FFTs use scoped threads; draw-sized buffers are
 //! allocated zeroed (no second fill) and ask for transparent huge pages.
 
+mod bits;
 mod draws;
 mod ess;
 pub mod io;
@@ -356,12 +357,24 @@ fn tail_from_quantiles(
         let map = move |x: f64| if x <= q { 1.0 } else { 0.0 };
         ChainSet::mapped(&split, map, means, hi - lo)
     };
-    let (low, high) = ess_sets_two(
-        &set(&|c| c.0, q_low),
-        &set(&|c| c.1, q_high),
-        plan,
-        relative,
-    );
+    let (set_low, set_high) = (set(&|c| c.0, q_low), set(&|c| c.1, q_high));
+    // Both indicators vary: their first lags from packed bits, on two threads
+    // (`bits::indicator_ess`); an FFT only where a chain mixes too slowly for that.
+    if set_low.range() > 0.0 && set_high.range() > 0.0 {
+        let (low, high) = std::thread::scope(|s| {
+            let h = s.spawn(|| bits::indicator_ess(&split, q_high, set_high.means(), relative));
+            let low = bits::indicator_ess(&split, q_low, set_low.means(), relative);
+            // A panic in the worker is a bug in this module; re-raise it unchanged.
+            (
+                low,
+                h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            )
+        });
+        if let (Some(low), Some(high)) = (low, high) {
+            return if high < low { high } else { low };
+        }
+    }
+    let (low, high) = ess_sets_two(&set_low, &set_high, plan, relative);
     if high < low { high } else { low }
 }
 

@@ -652,8 +652,11 @@ pub fn fmt_f64(x: f64) -> String {
         format!("{x:.1}")
     } else if x.abs() >= 1.0 {
         format!("{x:.3}")
-    } else {
+    } else if x.abs() >= 1e-3 {
         format!("{x:.4}")
+    } else {
+        // Rounding noise and tiny differences (paper 003's R = 1 evidence, ~1e-13) stay visible.
+        format!("{x:.2e}")
     }
 }
 

@@ -135,7 +135,7 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         tables.push(cep_table5_2::table(m, sc)?);
     }
     tables.push(cep_cv::table(rd, m, &all)?);
-    tables.push(cep_spurious::table(m, &all)?);
+    tables.push(cep_spurious::table(rd, m, &all)?);
     if methods.contains("smc") {
         tables.push(cep_author_smc::author_smc_comparison(&rows, &meta)?);
     }

@@ -15,23 +15,44 @@ struct Row {
     method: String,
     summary: CvSummary,
     pairs: usize,
+    /// Pairs whose original first column causes the second (the AUC's positives).
+    forward: u64,
 }
 
 fn frame(m: &Manifest, rows: &[Row]) -> PolarsResult<DataFrame> {
     let mut cols = columns(m, rows);
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): over the n folds, a
-    // mean's sd/√n and an sd's s/√(2(n − 1)).
-    let n_folds: Vec<u64> = rows.iter().map(|r| r.summary.n_folds as u64).collect();
-    let n_auc: Vec<u64> = rows.iter().map(|r| r.summary.n_auc as u64).collect();
-    let sd = |f: fn(&CvSummary) -> f64| rows.iter().map(|r| f(&r.summary)).collect::<Vec<_>>();
-    se::push_mean_sd_se(
+    // Monte Carlo error (README, "Monte Carlo error of a table cell"). The folds are not
+    // independent units: the 10 repetitions deal the same pairs again, and a chain seed changes
+    // the figures only through each pair's scores. The pairs are the units: the mean accuracy
+    // is a proportion of them (binomial se), the mean AUC has Hanley and McNeil's se with the
+    // pairs as positives ("x causes y" in the original orientation) and negatives, and an sd
+    // over folds s/√(2(n − 1)) with n the pairs.
+    let n: Vec<u64> = rows.iter().map(|r| r.pairs as u64).collect();
+    let s = &rows.iter().map(|r| &r.summary).collect::<Vec<_>>();
+    let accuracy_se = s
+        .iter()
+        .zip(&n)
+        .map(|(s, &n)| se::binomial_se(s.accuracy_mean, n))
+        .collect();
+    se::push_se(&mut cols, "accuracy_mean", accuracy_se, Some(n.clone()));
+    let sd_se = |f: fn(&CvSummary) -> f64| -> Vec<f64> {
+        s.iter()
+            .zip(&n)
+            .map(|(s, &n)| se::sd_over_units(f(s), n))
+            .collect()
+    };
+    se::push_se(
         &mut cols,
-        "accuracy_mean",
         "accuracy_sd",
-        &sd(|s| s.accuracy_sd),
-        &n_folds,
+        sd_se(|s| s.accuracy_sd),
+        Some(n.clone()),
     );
-    se::push_mean_sd_se(&mut cols, "auc_mean", "auc_sd", &sd(|s| s.auc_sd), &n_auc);
+    let auc_se = rows
+        .iter()
+        .map(|r| se::auc_se(r.summary.auc_mean, r.forward, r.pairs as u64 - r.forward))
+        .collect();
+    se::push_se(&mut cols, "auc_mean", auc_se, Some(n.clone()));
+    se::push_se(&mut cols, "auc_sd", sd_se(|s| s.auc_sd), Some(n));
     DataFrame::new_infer_height(cols)
 }
 
@@ -109,6 +130,7 @@ pub(super) fn table(rd: &RunDir, m: &Manifest, all: &[Scores]) -> Result<Table, 
                     method: method.clone(),
                     summary: summarize_cv(&folds),
                     pairs: sc.pairs.len(),
+                    forward: sc.pairs.iter().filter(|p| p.forward).count() as u64,
                 });
                 folds_all.extend(folds.into_iter().map(|f| (method.clone(), f)));
             }
@@ -119,6 +141,7 @@ pub(super) fn table(rd: &RunDir, m: &Manifest, all: &[Scores]) -> Result<Table, 
                     method: method.clone(),
                     summary: summarize_cv(&[]),
                     pairs: sc.pairs.len(),
+                    forward: sc.pairs.iter().filter(|p| p.forward).count() as u64,
                 });
             }
         }
