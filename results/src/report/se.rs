@@ -154,6 +154,18 @@ pub fn push_se(cols: &mut Vec<Column>, name: &str, se: Vec<f64>, n: Option<Vec<u
     }
 }
 
+/// Append the column `name` of estimates `(value, se, n)` (as [`mean_over_units`] and its
+/// kin return them, one per row) with its `<name>_se` and `<name>_n`.
+pub fn push_estimates(cols: &mut Vec<Column>, name: &str, stats: &[(f64, f64, u64)]) {
+    cols.push(Series::new(name.into(), stats.iter().map(|s| s.0).collect::<Vec<_>>()).into());
+    push_se(
+        cols,
+        name,
+        stats.iter().map(|s| s.1).collect(),
+        Some(stats.iter().map(|s| s.2).collect()),
+    );
+}
+
 /// For a mean and an sd over n units (one row each): `<mean>_se` = sd/√n and `<sd>_se` =
 /// s/√(2(n − 1)) ([`sd_over_units`]), each with its `_n`.
 pub fn push_mean_sd_se(cols: &mut Vec<Column>, mean: &str, sd: &str, sds: &[f64], n: &[u64]) {

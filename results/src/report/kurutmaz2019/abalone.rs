@@ -47,13 +47,7 @@ fn chain_figures(map: &[f64], rings: &[f64], r: usize, log_joint: f64) -> ChainF
 /// ([`se::mean_over_chains`]).
 fn push_over_chains(cols: &mut Vec<Column>, name: &str, per_chain: &[Vec<f64>]) {
     let stats: Vec<(f64, f64, u64)> = per_chain.iter().map(|v| se::mean_over_chains(v)).collect();
-    cols.push(Series::new(name.into(), stats.iter().map(|s| s.0).collect::<Vec<_>>()).into());
-    se::push_se(
-        cols,
-        name,
-        stats.iter().map(|s| s.1).collect(),
-        Some(stats.iter().map(|s| s.2).collect()),
-    );
+    se::push_estimates(cols, name, &stats);
 }
 
 /// §5.5, Fig. 5.4: for each cell (PG, DEM), the concurrence of the MAP latent class r₁ with age

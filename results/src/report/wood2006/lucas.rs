@@ -225,20 +225,8 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
             stats.push(per(&|c| c.n_causes.get(i).copied().unwrap_or(0) as f64));
             map_value.push(best.n_causes[i] as f64);
         }
-        let mut structure_cols: Vec<Column> = vec![
-            Series::new("figure".into(), figure).into(),
-            Series::new(
-                "value".into(),
-                stats.iter().map(|s| s.0).collect::<Vec<_>>(),
-            )
-            .into(),
-        ];
-        se::push_se(
-            &mut structure_cols,
-            "value",
-            stats.iter().map(|s| s.1).collect(),
-            Some(stats.iter().map(|s| s.2).collect()),
-        );
+        let mut structure_cols: Vec<Column> = vec![Series::new("figure".into(), figure).into()];
+        se::push_estimates(&mut structure_cols, "value", &stats);
         structure_cols.push(Series::new("MAP sample".into(), map_value).into());
 
         // Hidden columns: each chain's best-matching cause, and whether its children include
@@ -248,19 +236,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         let auc_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
             .map(|h| per(&|c| c.hidden[h].auc))
             .collect();
-        hidden_cols.push(
-            Series::new(
-                "AUC of posterior mean y_kt".into(),
-                auc_stats.iter().map(|s| s.0).collect::<Vec<_>>(),
-            )
-            .into(),
-        );
-        se::push_se(
-            &mut hidden_cols,
-            "AUC of posterior mean y_kt",
-            auc_stats.iter().map(|s| s.1).collect(),
-            Some(auc_stats.iter().map(|s| s.2).collect()),
-        );
+        se::push_estimates(&mut hidden_cols, "AUC of posterior mean y_kt", &auc_stats);
         let rec_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
             .map(|h| {
                 se::frequency_over_chains(
@@ -271,19 +247,7 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
                 )
             })
             .collect();
-        hidden_cols.push(
-            Series::new(
-                "recovered".into(),
-                rec_stats.iter().map(|s| s.0).collect::<Vec<_>>(),
-            )
-            .into(),
-        );
-        se::push_se(
-            &mut hidden_cols,
-            "recovered",
-            rec_stats.iter().map(|s| s.1).collect(),
-            Some(rec_stats.iter().map(|s| s.2).collect()),
-        );
+        se::push_estimates(&mut hidden_cols, "recovered", &rec_stats);
         hidden_cols.push(
             Series::new(
                 "true children".into(),
