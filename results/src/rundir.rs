@@ -479,25 +479,84 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     fs::rename(&tmp, path).map_err(io_err(path))
 }
 
-/// Frames with fewer values than this are stored uncompressed: zstd's context costs more to set
-/// up (a sixth of a near-empty chain's whole cost through the runner) than it saves on them.
+/// Frames with fewer values than this are stored uncompressed and in plain encoding: zstd's
+/// context costs more to set up (a sixth of a near-empty chain's whole cost through the runner)
+/// than it saves on them, and so does polars' choice of dictionary encoding, which estimates each
+/// float column's cardinality with a 16,384-register HyperLogLog (30% of the runner's profile at
+/// 10,000 near-empty chains).
 const COMPRESS_FROM_VALUES: usize = 8192;
 
-/// Write a DataFrame as Parquet, atomically: zstd from [`COMPRESS_FROM_VALUES`] values on,
-/// uncompressed below. Readers need not know: Parquet records the codec per column chunk.
+/// Write a DataFrame as Parquet, atomically: polars' writer with zstd from
+/// [`COMPRESS_FROM_VALUES`] values on; below, uncompressed and plain-encoded (see
+/// [`small_parquet`]). Readers need not know: Parquet records the codec and the encoding per
+/// column chunk.
 pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<(), StoreError> {
-    let compression = if df.height() * df.width() >= COMPRESS_FROM_VALUES {
-        ParquetCompression::Zstd(None)
-    } else {
-        ParquetCompression::Uncompressed
-    };
     let mut buf = Vec::new();
-    ParquetWriter::new(&mut buf)
-        .with_compression(compression)
-        .set_parallel(false)
-        .finish(df)
-        .map_err(pl_err(path))?;
+    if df.height() * df.width() >= COMPRESS_FROM_VALUES {
+        ParquetWriter::new(&mut buf)
+            .with_compression(ParquetCompression::Zstd(None))
+            .set_parallel(false)
+            .finish(df)
+            .map_err(pl_err(path))?;
+    } else {
+        small_parquet(&mut buf, df).map_err(pl_err(path))?;
+    }
     write_atomic(path, &buf)
+}
+
+/// A small frame as one uncompressed, plain-encoded row group, with polars' default statistics
+/// and its Arrow schema in the footer (so that polars reads it back with the same types).
+/// `ParquetWriter` cannot be told the encoding, hence polars-parquet's own writer.
+fn small_parquet(buf: &mut Vec<u8>, df: &mut DataFrame) -> PolarsResult<()> {
+    use polars_parquet::write::{
+        CompressionOptions, Encoding, FileWriter, RowGroupIterator, StatisticsOptions, Version,
+        WriteOptions,
+    };
+    /// One encoding per Parquet leaf column of an Arrow field.
+    fn leaves(dtype: &ArrowDataType, out: &mut Vec<Encoding>) {
+        match dtype {
+            ArrowDataType::List(f)
+            | ArrowDataType::LargeList(f)
+            | ArrowDataType::FixedSizeList(f, _)
+            | ArrowDataType::Map(f, _) => leaves(f.dtype(), out),
+            ArrowDataType::Struct(fs) => fs.iter().for_each(|f| leaves(f.dtype(), out)),
+            ArrowDataType::Extension(ext) => leaves(&ext.inner, out),
+            _ => out.push(Encoding::Plain),
+        }
+    }
+    df.rechunk_mut();
+    let schema = df.schema().to_arrow(CompatLevel::newest());
+    let encodings: Vec<Vec<Encoding>> = schema
+        .iter_values()
+        .map(|f| {
+            let mut e = Vec::new();
+            leaves(f.dtype(), &mut e);
+            e
+        })
+        .collect();
+    let options = WriteOptions {
+        statistics: StatisticsOptions::default(),
+        version: Version::V1,
+        compression: CompressionOptions::Uncompressed,
+        data_page_size: None,
+    };
+    let batches: Vec<_> = df
+        .iter_chunks(CompatLevel::newest(), false)
+        .filter(|b| b.height() > 0)
+        .collect();
+    let heights: Vec<usize> = batches.iter().map(|b| b.height()).collect();
+    let row_groups = RowGroupIterator::try_new(
+        batches.into_iter().map(Ok),
+        &schema,
+        options,
+        encodings.into(),
+    )?;
+    let mut writer = FileWriter::try_new(buf, schema, options)?;
+    for (rows, group) in heights.into_iter().zip(row_groups) {
+        writer.write(rows as u64, group?)?;
+    }
+    writer.end(None)?;
+    Ok(())
 }
 
 /// Read a Parquet file.
@@ -621,14 +680,19 @@ pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
 mod tests {
     use super::*;
 
-    /// Frames below and above the compression threshold both read back as written.
+    /// Frames below (polars-parquet's plain writer) and above (polars' zstd writer) the
+    /// compression threshold, empty ones included, read back as written, with their types.
     #[test]
     fn small_and_large_frames_round_trip() {
         let dir = tempfile::tempdir().expect("tempdir");
-        for n in [3usize, COMPRESS_FROM_VALUES] {
+        for n in [0usize, 3, COMPRESS_FROM_VALUES / 4] {
             let path = dir.path().join(format!("f{n}.parquet"));
             let v: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
-            let mut df = DataFrame::new(n, vec![Series::new("x".into(), &v).into()]).expect("df");
+            let it: Vec<u64> = (0..n as u64).collect();
+            let s: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
+            let l: Vec<Series> = (0..n).map(|i| Series::new("".into(), &v[..i])).collect();
+            let mut df =
+                df!("x" => &v, "iteration" => &it, "name" => &s, "values" => &l).expect("df");
             write_parquet(&path, &mut df).expect("write");
             assert_eq!(read_parquet(&path).expect("read"), df, "{n} rows");
         }
