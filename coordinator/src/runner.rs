@@ -15,7 +15,7 @@ use causeway_papers::{DataContext, Model, dataset_rng, registry};
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{ChainCheckpoint, Job, Seed};
 use causeway_proto::wire::{CODE_VERSION, chain_output_from_result, matrix_to_wire};
-use causeway_results::rundir::{JobRecord, Manifest, RunDir};
+use causeway_results::rundir::{ChainTiming, JobRecord, Manifest, RunDir};
 use causeway_worker::WorkerService;
 use indicatif::{ProgressBar, ProgressStyle};
 use prost::Message;
@@ -416,12 +416,10 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     rd.remove_partial_files()?;
     let mut pending = {
         let chains = file_names(&opts.out.join("chains"));
-        let timing = file_names(&opts.out.join("timing"));
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
             let present = chains.contains(&format!("{id}.trace.parquet"))
-                && chains.contains(&format!("{id}.summary.parquet"))
-                && timing.contains(&format!("{id}.parquet"));
+                && chains.contains(&format!("{id}.summary.parquet"));
             // A present file is adopted only if it is a complete Parquet file; a damaged chain
             // runs again, and says so.
             present
@@ -559,20 +557,20 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     ));
     let mut ok = 0usize;
     // Results are written on blocking threads as they arrive, several at once, so the store
-    // never serialises the workers; a row says done only once its files are in place.
-    let mut writes: tokio::task::JoinSet<(usize, u32, String, Result<(), String>)> =
-        tokio::task::JoinSet::new();
+    // never serialises the workers; a row says done only once its files are in place, and
+    // carries the chain's timing into the job table.
+    type Stored = (usize, u32, String, Result<ChainTiming, String>);
+    let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
     let settle =
-        |writer: &store::Writer,
-         ok: &mut usize,
-         (index, attempts, worker, stored): (usize, u32, String, Result<(), String>)| {
+        |writer: &store::Writer, ok: &mut usize, (index, attempts, worker, stored): Stored| {
             match stored {
-                Ok(()) => {
+                Ok(timing) => {
                     *ok += 1;
                     writer.send(Event::Done {
                         index,
                         attempts,
                         worker,
+                        timing,
                     });
                 }
                 Err(e) => writer.send(Event::Failed {
@@ -605,8 +603,14 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 writes.spawn_blocking(move || {
                     let worker = result.worker_id.clone();
                     let job_id = result.job_id.clone();
-                    let stored = chain_output_from_result(result)
-                        .and_then(|out| rd2.write_chain(&job_id, &out).map_err(|e| e.to_string()));
+                    let stored = chain_output_from_result(result).and_then(|out| {
+                        rd2.write_chain(&job_id, &out)
+                            .map(|()| ChainTiming {
+                                iterations: out.iterations,
+                                elapsed_seconds: out.elapsed_seconds,
+                            })
+                            .map_err(|e| e.to_string())
+                    });
                     (index, attempts, worker, stored)
                 });
                 while writes.len() > max_writes {

@@ -5,10 +5,13 @@
 //! started and finished (Unix seconds; `causeway status` estimates the time left from them).
 //!
 //! Ordering rule: a chain's result files are written (atomically, temp file + rename) before its
-//! row says `done`, so a `done` row always has its files. On start, [`JobStore::reconcile`]
+//! row says `done`, so a `done` row always has its files; its wall-clock timing (table
+//! `timing`) is stored in the transaction that says so. On start, [`JobStore::reconcile`]
 //! repairs what a killed coordinator left: a `done` row whose files are missing goes back to
 //! `pending`; a row not `done` whose files are all present is marked `done` (the rename is
-//! atomic, so the files are complete); `running`, `failed` and `lost` rows go back to `pending`.
+//! atomic, so the files are complete; the results are kept, and only the chain's timing, which
+//! was to be committed with the row, is missing: the cost table counts such chains apart);
+//! `running`, `failed` and `lost` rows go back to `pending`.
 //! Rows are updated by one writer thread ([`Writer`]) in small transactions (at most 256 events
 //! or 50 ms each), so the database is never the per-chain bottleneck; every update is
 //! idempotent, so a result stored twice leaves the same row.
@@ -19,6 +22,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use causeway_results::rundir::ChainTiming;
+use causeway_results::rundir::timing::{TIMING_INSERT_SQL, TIMING_TABLE_SQL};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -152,11 +157,13 @@ pub enum Event {
         worker: String,
         resumed_from: Option<u64>,
     },
-    /// The result files are in place.
+    /// The result files are in place; `timing` is stored with the row, in one transaction, so
+    /// a done row always has its timing (results' `rundir::timing`).
     Done {
         index: usize,
         attempts: u32,
         worker: String,
+        timing: ChainTiming,
     },
     /// Given up after `attempts` (model failure or RPC failures), or its result could not be
     /// stored.
@@ -256,6 +263,7 @@ impl JobStore {
             );",
         )
         .map_err(sq)?;
+        conn.execute_batch(TIMING_TABLE_SQL).map_err(sq)?;
         let found = conn
             .query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get::<_, i64>(0))
             .map_err(sq)? as usize;
@@ -695,6 +703,7 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
+        let mut timed = tx.prepare_cached(TIMING_INSERT_SQL)?;
         let mut resumed = tx.prepare_cached(
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
              VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
@@ -713,8 +722,10 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                         finished.then_some(t),
                     ])?;
                     match ev {
-                        Event::Done { index, .. } => {
+                        Event::Done { index, timing, .. } => {
                             forget.execute([*index as i64])?;
+                            let (its, secs) = timing.to_blobs();
+                            timed.execute(params![*index as i64, its, secs])?;
                         }
                         Event::Started {
                             index,

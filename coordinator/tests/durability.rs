@@ -207,13 +207,13 @@ pub(crate) fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> 
     }
 }
 
-/// Chains whose last file (timing) is in place. A coordinator killed mid-write leaves a
-/// `<id>.parquet.tmp` beside them, which is not a stored chain.
+/// Chains whose last file (the trace) is in place. A coordinator killed mid-write leaves a
+/// `<id>.trace.parquet.tmp` beside them, which is not a stored chain.
 fn stored_chains(dir: &Path) -> usize {
-    std::fs::read_dir(dir.join("timing"))
+    std::fs::read_dir(dir.join("chains"))
         .map(|d| {
             d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".parquet"))
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".trace.parquet"))
                 .count()
         })
         .unwrap_or(0)

@@ -132,14 +132,16 @@ fn a_damaged_chain_file_is_run_again_with_a_warning() {
     );
     // A truncated file is caught too.
     std::fs::write(&trace, &good[..good.len() - 5]).expect("truncate");
-    let third = run(&y, &out);
-    assert_eq!(third.status.code(), Some(0), "{}", text(&third));
-    assert!(
-        text(&third).contains("1 run, 3 already stored"),
-        "{}",
-        text(&third)
-    );
-    assert_eq!(std::fs::read(&trace).expect("read"), good);
+    rerun_expecting(&y, &out, "1 run, 3 already stored", &trace, &good);
+}
+
+/// Run again: it must succeed, say `summary` ("<ran> run, <n> already stored") and leave
+/// `trace` byte-identical to `good`.
+fn rerun_expecting(y: &Path, out: &Path, summary: &str, trace: &Path, good: &[u8]) {
+    let again = run(y, out);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(text(&again).contains(summary), "{}", text(&again));
+    assert_eq!(std::fs::read(trace).expect("read"), good);
 }
 
 /// A process killed between writing a result's temporary file and renaming it leaves
@@ -152,17 +154,17 @@ fn a_killed_writers_temporary_files_are_removed_on_resume() {
     let out = dir.path().join("R");
     let first = run(&y, &out);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first));
-    let timing = out.join("timing/cell1-rep0-chain1.parquet");
+    let summary = out.join("chains/cell1-rep0-chain1.summary.parquet");
     let trace = out.join("chains/cell1-rep0-chain1.trace.parquet");
     let good = std::fs::read(&trace).expect("read trace");
     // The state a kill -9 mid-write leaves: the final file missing, its temporary half-written;
     // and a temporary of a chain that is stored (a second copy of it, from a chain whose lease
     // expired, was being written), which no rerun overwrites.
     let leftovers = [
-        out.join("timing/cell1-rep0-chain1.parquet.tmp"),
+        out.join("chains/cell1-rep0-chain1.summary.parquet.tmp"),
         out.join("chains/cell0-rep0-chain0.trace.parquet.tmp"),
     ];
-    std::fs::rename(&timing, &leftovers[0]).expect("rename");
+    std::fs::rename(&summary, &leftovers[0]).expect("rename");
     std::fs::write(&leftovers[1], &good[..good.len() / 2]).expect("write tmp");
     let again = run(&y, &out);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
@@ -201,4 +203,40 @@ fn status_knows_a_finished_run_from_a_running_one() {
     let s = status();
     assert!(s.contains("running"), "{s}");
     drop(lock);
+}
+
+/// A coordinator killed after a chain's files were renamed into place but before the row that
+/// says it is done (and its timing) was committed leaves files without a timing: the resumed
+/// run adopts the results (nothing is run again) and the cost table counts the chain apart, as
+/// one whose seconds were lost.
+#[test]
+fn a_chain_stored_without_its_timing_is_kept_and_counted_untimed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "a.yaml", YAML);
+    let out = dir.path().join("R");
+    let first = run(&y, &out);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let id = "cell1-rep0-chain1";
+    let trace = out.join(format!("chains/{id}.trace.parquet"));
+    let good = std::fs::read(&trace).expect("read trace");
+    let rd = causeway_results::rundir::RunDir::open(&out);
+    let stored = rd
+        .read_timing(id)
+        .expect("read")
+        .expect("timing stored with the row");
+    assert_eq!(stored.height(), 30, "one timing per iteration");
+    {
+        let conn = rusqlite::Connection::open(out.join("jobs.sqlite")).expect("open");
+        conn.execute("DELETE FROM timing WHERE job_id = ?1", [id])
+            .expect("delete");
+        conn.execute("UPDATE jobs SET state = 'running' WHERE job_id = ?1", [id])
+            .expect("update");
+    }
+    rerun_expecting(&y, &out, "0 run, 4 already stored", &trace, &good);
+    assert!(rd.read_timing(id).expect("read").is_none());
+    let cost = std::fs::read_to_string(out.join("cost.md")).expect("cost.md");
+    assert!(
+        cost.contains("1 stored chains have no timing") && cost.contains("3 stored chains,"),
+        "{cost}"
+    );
 }

@@ -5,7 +5,9 @@
 //! <out>/
 //!   manifest.json                 experiment as run, code version, seeds, cells, jobs
 //!   experiment.yaml               the YAML file exactly as given
-//!   jobs.sqlite                   the durable job table (coordinator's `store`): state per chain
+//!   jobs.sqlite                   the durable job table (coordinator's `store`): state per chain,
+//!                                 and each done chain's timing: iteration, elapsed_seconds
+//!                                 (wall clock; not deterministic; see [`timing`])
 //!   jobs.csv                      jobs.sqlite exported at the end: state, attempts, worker, error
 //!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
@@ -15,7 +17,8 @@
 //!                                 (ArviZ's `sample_stats`: particle ESS, resamplings, VB
 //!                                 iterations, ...); only for samplers that record any
 //!   chains/<job>.summary.parquet  one row per summary matrix (name, rows, cols, values, names)
-//!   timing/<job>.parquet          iteration, elapsed_seconds (wall clock; not deterministic)
+//!   timing/<job>.parquet          only in run directories written before the job table held
+//!                                 the timings (still read)
 //!   tables/*.md, tables/*.csv     the paper's tables
 //!   figures/*.svg                 figures
 //! ```
@@ -29,6 +32,9 @@ use std::path::{Path, PathBuf};
 use causeway_papers::{ChainOutput, Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
+
+pub mod timing;
+pub use timing::ChainTiming;
 
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]
@@ -186,7 +192,7 @@ impl RunDir {
     /// Create (or reopen) the directory tree under `root`.
     pub fn create(root: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let rd = RunDir { root: root.into() };
-        for sub in ["chains", "datasets", "timing", "tables", "figures"] {
+        for sub in ["chains", "datasets", "tables", "figures"] {
             let p = rd.root.join(sub);
             fs::create_dir_all(&p).map_err(io_err(&p))?;
         }
@@ -217,6 +223,8 @@ impl RunDir {
             .join("chains")
             .join(format!("{job_id}.summary.parquet"))
     }
+    /// `timing/<job>.parquet`: where run directories written before the job table held the
+    /// timings keep them ([`RunDir::read_timing`] reads either).
     pub fn timing_path(&self, job_id: &str) -> PathBuf {
         self.root.join("timing").join(format!("{job_id}.parquet"))
     }
@@ -281,10 +289,10 @@ impl RunDir {
         Ok(removed)
     }
 
-    /// Store one chain's output: trace, summary (deterministic) and timing (wall clock).
+    /// Store one chain's deterministic output: its sampler statistics (if any), summary and
+    /// trace, in that order, each renamed into place whole. Its timing goes to the job table
+    /// with the row that says it is done (see [`timing`]).
     pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<(), StoreError> {
-        // The sampler's statistics first: a chain whose trace exists has all its files before it
-        // (the trace, summary and timing files are what `chain_done` checks).
         if !out.stat_names.is_empty() {
             let path = self.sample_stats_path(job_id);
             let mut df = iteration_frame(&path, &out.iterations, &out.stat_names, &out.stats)?;
@@ -292,19 +300,18 @@ impl RunDir {
         }
         let path = self.trace_path(job_id);
         let mut df = iteration_frame(&path, &out.iterations, &out.trace_names, &out.trace)?;
-        write_parquet(&path, &mut df)?;
-        let n = out.iterations.len();
+        if out.elapsed_seconds.len() != out.iterations.len() {
+            return Err(StoreError::Format {
+                path,
+                message: format!(
+                    "{} timings for {} iterations",
+                    out.elapsed_seconds.len(),
+                    out.iterations.len()
+                ),
+            });
+        }
         write_matrices(&self.summary_path(job_id), &out.summary)?;
-        let tpath = self.timing_path(job_id);
-        let mut tdf = DataFrame::new(
-            n,
-            vec![
-                Series::new("iteration".into(), &out.iterations).into(),
-                Series::new("elapsed_seconds".into(), &out.elapsed_seconds).into(),
-            ],
-        )
-        .map_err(pl_err(&tpath))?;
-        write_parquet(&tpath, &mut tdf)
+        write_parquet(&path, &mut df)
     }
 
     /// Why a stored chain cannot be adopted, if it cannot: a file missing, or one that is not
@@ -313,11 +320,7 @@ impl RunDir {
     /// chain of a resumed run.
     pub fn chain_defect(&self, job_id: &str) -> Option<String> {
         let stats = self.sample_stats_path(job_id);
-        let mut files = vec![
-            self.trace_path(job_id),
-            self.summary_path(job_id),
-            self.timing_path(job_id),
-        ];
+        let mut files = vec![self.trace_path(job_id), self.summary_path(job_id)];
         if stats.exists() {
             files.push(stats);
         }
@@ -326,12 +329,11 @@ impl RunDir {
             .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
     }
 
-    /// Whether all of a job's files (trace, summary, timing) are on disk. Each is renamed into
-    /// place whole, and timing is written last, so then the chain is completely stored.
+    /// Whether a job's files (summary, trace) are on disk. Each is renamed into place whole,
+    /// and the trace is written last, so then the chain's files are complete (its job-table
+    /// row says whether its timing is stored too).
     pub fn chain_done(&self, job_id: &str) -> bool {
-        self.trace_path(job_id).exists()
-            && self.summary_path(job_id).exists()
-            && self.timing_path(job_id).exists()
+        self.trace_path(job_id).exists() && self.summary_path(job_id).exists()
     }
 
     /// A chain's sampler statistics, if its sampler records any (`None` otherwise).
@@ -351,11 +353,6 @@ impl RunDir {
     /// A chain's summary matrices.
     pub fn read_summary(&self, job_id: &str) -> Result<Vec<Matrix>, StoreError> {
         read_matrices(&self.summary_path(job_id))
-    }
-
-    /// A chain's wall-clock timing (`iteration`, `elapsed_seconds`).
-    pub fn read_timing(&self, job_id: &str) -> Result<DataFrame, StoreError> {
-        read_parquet(&self.timing_path(job_id))
     }
 
     /// Store a dataset replicate (observed and truth).

@@ -160,8 +160,9 @@ pub fn trace_rows(rd: &RunDir, id: &str) -> Option<usize> {
     rd.read_trace(id).ok().map(|df| df.height())
 }
 
-/// Read job `id`'s stored rows back (to extend the chain: the rows are not run again). Errors:
-/// a file missing or unreadable, or files whose row counts differ.
+/// Read job `id`'s stored rows back (to extend the chain: the rows are not run again), with
+/// their timing (NaN seconds if it was lost). Errors: a file missing or unreadable, or files
+/// whose row counts differ.
 pub fn stored_rows(rd: &RunDir, id: &str) -> Result<StoredRows, ReportError> {
     use polars::prelude::DataFrame;
     fn row_major(df: &DataFrame) -> Result<Vec<f64>, ReportError> {
@@ -198,15 +199,17 @@ pub fn stored_rows(rd: &RunDir, id: &str) -> Result<StoredRows, ReportError> {
         }
         None => Vec::new(),
     };
-    let elapsed_seconds: Vec<f64> = rd
-        .read_timing(id)?
-        .column("elapsed_seconds")?
-        .f64()?
-        .into_no_null_iter()
-        .collect();
-    if elapsed_seconds.len() != n {
-        return Err(ReportError::Other(format!("{id}: timing rows differ")));
-    }
+    // The rows' wall-clock seconds; NaN where they were lost (a coordinator killed between a
+    // round's files and its row leaves no timing, or the previous round's: the results are
+    // kept, the seconds are unknown).
+    let elapsed_seconds: Vec<f64> = match rd.read_timing(id)? {
+        Some(t) if t.height() == n => t
+            .column("elapsed_seconds")?
+            .f64()?
+            .into_no_null_iter()
+            .collect(),
+        _ => vec![f64::NAN; n],
+    };
     Ok(StoredRows {
         iterations,
         trace: row_major(&trace)?,

@@ -21,6 +21,7 @@ fn events_are_committed_and_idempotent() {
             index: 0,
             attempts: 1,
             worker: "a".into(),
+            timing: ChainTiming::default(),
         });
     }
     w.send(Event::Failed {
@@ -73,6 +74,7 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         index: 0,
         attempts: 1,
         worker: "a".into(),
+        timing: ChainTiming::default(),
     });
     // A late checkpoint of a done chain is not kept.
     w.checkpoint(0, 30, "v1".into(), vec![3]);

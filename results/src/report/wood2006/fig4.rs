@@ -55,9 +55,14 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                 let Some(draws) = summary.into_iter().find(|m| m.name == "zzt_draws") else {
                     continue;
                 };
-                let timing = rd.read_timing(&j.job_id)?;
-                let t_it = u64s(&timing, "iteration")?;
-                let t_s = f64s(&timing, "elapsed_seconds")?;
+                // A chain whose timing was lost (see `RunDir::read_timing`) has NaN seconds.
+                let (t_it, t_s) = match rd.read_timing(&j.job_id)? {
+                    Some(timing) => (
+                        u64s(&timing, "iteration")?,
+                        f64s(&timing, "elapsed_seconds")?,
+                    ),
+                    None => (Vec::new(), Vec::new()),
+                };
                 // Per chain only for its seconds; the errors are pooled below.
                 per_chain.push(errors_at(&draws, n, &zt, &cps, &t_it, &t_s));
                 all_draws.push(draws);

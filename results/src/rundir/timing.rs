@@ -1,0 +1,193 @@
+//! Chains' wall-clock timings, in the run's job table (`jobs.sqlite`, table `timing`).
+//!
+//! A chain's timing (iteration, elapsed seconds) is the one part of its output that is not a
+//! deterministic function of the YAML, and it was a third file per chain
+//! (`timing/<job>.parquet`). Creating that file cost a quarter of the runner's time per
+//! near-empty chain (the kernel's inode and directory work, issue 14), so it now goes into
+//! the job table, in the same transaction as the row that says the chain is done: a `done`
+//! row always has its timing, and `chains/` holds only what is deterministic. Run directories
+//! written before keep their `timing/` files, which [`RunDir::read_timing`] still reads.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use polars::prelude::*;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use super::{RunDir, StoreError, pl_err, read_parquet};
+
+/// The table's definition, created by the coordinator's job table with its other tables.
+pub const TIMING_TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS timing (
+    job_id TEXT PRIMARY KEY,
+    iterations BLOB NOT NULL,
+    elapsed_seconds BLOB NOT NULL
+);";
+
+/// Store (or replace) the timing of the job in row `idx` of table `jobs`; call it in the
+/// transaction that marks the row done.
+pub const TIMING_INSERT_SQL: &str = "INSERT OR REPLACE INTO timing (job_id, iterations, \
+     elapsed_seconds) SELECT job_id, ?2, ?3 FROM jobs WHERE idx = ?1";
+
+/// One chain's wall-clock timing: `elapsed_seconds[i]` seconds of sampling (on the worker's
+/// clock) when iteration `iterations[i]` was recorded; both of the trace's length.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChainTiming {
+    pub iterations: Vec<u64>,
+    pub elapsed_seconds: Vec<f64>,
+}
+
+impl ChainTiming {
+    /// The two columns as the table's blobs: little-endian u64 and f64.
+    pub fn to_blobs(&self) -> (Vec<u8>, Vec<u8>) {
+        let its = self
+            .iterations
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let secs = self
+            .elapsed_seconds
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        (its, secs)
+    }
+
+    /// Back from the blobs; `None` if either is not a whole number of 8-byte values or their
+    /// lengths differ.
+    pub fn from_blobs(its: &[u8], secs: &[u8]) -> Option<Self> {
+        if !its.len().is_multiple_of(8) || its.len() != secs.len() {
+            return None;
+        }
+        let word = |c: &[u8]| <[u8; 8]>::try_from(c).ok();
+        Some(ChainTiming {
+            iterations: its
+                .chunks(8)
+                .map(|c| word(c).map(u64::from_le_bytes))
+                .collect::<Option<_>>()?,
+            elapsed_seconds: secs
+                .chunks(8)
+                .map(|c| word(c).map(f64::from_le_bytes))
+                .collect::<Option<_>>()?,
+        })
+    }
+
+    /// As a frame: `iteration` (u64), `elapsed_seconds` (f64).
+    pub fn to_frame(&self, path: &Path) -> Result<DataFrame, StoreError> {
+        DataFrame::new(
+            self.iterations.len(),
+            vec![
+                Series::new("iteration".into(), &self.iterations).into(),
+                Series::new("elapsed_seconds".into(), &self.elapsed_seconds).into(),
+            ],
+        )
+        .map_err(pl_err(path))
+    }
+}
+
+impl RunDir {
+    /// `jobs.sqlite`, opened read-only (the coordinator may be writing it: WAL lets both), or
+    /// `None` if it does not exist.
+    fn job_table(&self) -> Result<Option<Connection>, StoreError> {
+        let path = self.root.join("jobs.sqlite");
+        if !path.exists() {
+            return Ok(None);
+        }
+        Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map(Some)
+            .map_err(|e| sqlite_err(&path, e))
+    }
+
+    /// A chain's wall-clock timing as a frame (`iteration`, `elapsed_seconds`): from the job
+    /// table, or from `timing/<job>.parquet` in a run directory written before the table had
+    /// timings; `None` if neither holds it (a coordinator killed after the chain's files were
+    /// stored but before its row was committed: the results are kept, the timing is lost).
+    ///
+    /// Errors: a table or file that cannot be read, or a damaged timing.
+    pub fn read_timing(&self, job_id: &str) -> Result<Option<DataFrame>, StoreError> {
+        let path = self.root.join("jobs.sqlite");
+        if let Some(conn) = self.job_table()? {
+            let row: Option<(Vec<u8>, Vec<u8>)> = conn
+                .query_row(
+                    "SELECT iterations, elapsed_seconds FROM timing WHERE job_id = ?1",
+                    [job_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .or_else(|e| no_table_is_no_row(&path, e))?;
+            if let Some((its, secs)) = row {
+                return decode(&path, job_id, &its, &secs)?
+                    .to_frame(&path)
+                    .map(Some);
+            }
+        }
+        let file = self.timing_path(job_id);
+        if file.exists() {
+            return read_parquet(&file).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// Every timing in the job table, by job id (empty without a table; a run directory
+    /// written before has them in `timing/`, which [`RunDir::read_timing`] reads one by one).
+    pub fn read_timings(&self) -> Result<HashMap<String, ChainTiming>, StoreError> {
+        let path = self.root.join("jobs.sqlite");
+        let Some(conn) = self.job_table()? else {
+            return Ok(HashMap::new());
+        };
+        let rows: Vec<(String, Vec<u8>, Vec<u8>)> =
+            match conn.prepare("SELECT job_id, iterations, elapsed_seconds FROM timing") {
+                Ok(mut st) => st
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .and_then(|rows| rows.collect())
+                    .map_err(|e| sqlite_err(&path, e))?,
+                Err(e) => no_table_is_no_row(&path, e)?,
+            };
+        rows.into_iter()
+            .map(|(id, its, secs)| Ok((id.clone(), decode(&path, &id, &its, &secs)?)))
+            .collect()
+    }
+}
+
+fn decode(path: &Path, job_id: &str, its: &[u8], secs: &[u8]) -> Result<ChainTiming, StoreError> {
+    ChainTiming::from_blobs(its, secs).ok_or_else(|| StoreError::Format {
+        path: path.to_path_buf(),
+        message: format!(
+            "chain {job_id}'s timing is damaged ({} and {} bytes)",
+            its.len(),
+            secs.len()
+        ),
+    })
+}
+
+fn sqlite_err(path: &Path, e: rusqlite::Error) -> StoreError {
+    StoreError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// A job table from before timings has no `timing` table: that is no row, not an error.
+fn no_table_is_no_row<T: Default>(path: &Path, e: rusqlite::Error) -> Result<T, StoreError> {
+    if e.to_string().contains("no such table") {
+        Ok(T::default())
+    } else {
+        Err(sqlite_err(path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_round_trip_and_damaged_blobs_are_refused() {
+        let t = ChainTiming {
+            iterations: vec![1, 2, 1000],
+            elapsed_seconds: vec![0.5, 1.25, f64::MAX],
+        };
+        let (a, b) = t.to_blobs();
+        assert_eq!(ChainTiming::from_blobs(&a, &b), Some(t));
+        assert_eq!(ChainTiming::from_blobs(&a[..23], &b[..23]), None);
+        assert_eq!(ChainTiming::from_blobs(&a, &b[..16]), None);
+    }
+}
