@@ -203,11 +203,7 @@ pub fn stored_rows(rd: &RunDir, id: &str) -> Result<StoredRows, ReportError> {
     // round's files and its row leaves no timing, or the previous round's: the results are
     // kept, the seconds are unknown).
     let elapsed_seconds: Vec<f64> = match rd.read_timing(id)? {
-        Some(t) if t.height() == n => t
-            .column("elapsed_seconds")?
-            .f64()?
-            .into_no_null_iter()
-            .collect(),
+        Some(t) if t.elapsed_seconds.len() == n => t.elapsed_seconds,
         _ => vec![f64::NAN; n],
     };
     Ok(StoredRows {

@@ -32,18 +32,6 @@ pub fn runner_bound_cores(seconds: &[f64]) -> Option<f64> {
     (floor > 0.0).then(|| seconds.iter().sum::<f64>() / floor)
 }
 
-/// Sampling seconds of one chain: the largest of its `elapsed_seconds` ([`RunDir::read_timing`]).
-fn chain_seconds(rd: &RunDir, job_id: &str) -> Result<Option<f64>, ReportError> {
-    let Some(t) = rd.read_timing(job_id)? else {
-        return Ok(None);
-    };
-    Ok(Some(
-        super::f64s(&t, "elapsed_seconds")?
-            .into_iter()
-            .fold(0.0, f64::max),
-    ))
-}
-
 /// Least wall time of `seconds` (one entry per chain) on `cores` cores: no schedule beats
 /// the total divided evenly, nor the longest chain.
 pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
@@ -56,10 +44,10 @@ pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
 /// `all` and one per value of each grid axis with at most 12 values; columns `axis`, `value`, `chains`, `sampler_seconds`, `mean_seconds`,
 /// `max_seconds`, `share` (of the total). Chains not stored yet are left out.
 ///
-/// Errors: a timing file that cannot be read.
+/// Errors: timings that cannot be read ([`RunDir::read_timings`]).
 pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
-    // (cell, seconds) of every stored chain.
-    // The job table's timings in one read (10⁵ chains: one query, not 10⁵ opens).
+    // (cell, seconds) of every stored chain; the timings in one read (10⁵ chains: one query,
+    // not 10⁵ opens).
     let timings = rd.read_timings()?;
     let mut chains: Vec<(usize, f64)> = Vec::new();
     // Stored chains without a timing (their coordinator was killed between their files and
@@ -69,13 +57,8 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
         if !rd.chain_done(&j.job_id) {
             continue;
         }
-        let seconds = match timings.get(&j.job_id) {
-            Some(t) => Some(t.elapsed_seconds.iter().copied().fold(0.0, f64::max)),
-            // A run directory from before the table held timings has timing files.
-            None => chain_seconds(rd, &j.job_id)?,
-        };
-        match seconds {
-            Some(s) => chains.push((j.cell, s)),
+        match timings.get(&j.job_id) {
+            Some(t) => chains.push((j.cell, t.seconds())),
             None => untimed += 1,
         }
     }

@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use polars::prelude::*;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{RunDir, StoreError, pl_err, read_parquet};
@@ -71,16 +70,27 @@ impl ChainTiming {
         })
     }
 
-    /// As a frame: `iteration` (u64), `elapsed_seconds` (f64).
-    pub fn to_frame(&self, path: &Path) -> Result<DataFrame, StoreError> {
-        DataFrame::new(
-            self.iterations.len(),
-            vec![
-                Series::new("iteration".into(), &self.iterations).into(),
-                Series::new("elapsed_seconds".into(), &self.elapsed_seconds).into(),
-            ],
-        )
-        .map_err(pl_err(path))
+    /// The chain's sampling seconds: the largest `elapsed_seconds` (0 for no rows).
+    pub fn seconds(&self) -> f64 {
+        self.elapsed_seconds.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// From an older run directory's `timing/<job>.parquet` (`iteration`, `elapsed_seconds`).
+    fn read_file(path: &Path) -> Result<Self, StoreError> {
+        let df = read_parquet(path)?;
+        let column = |name: &str| df.column(name).map_err(pl_err(path));
+        Ok(ChainTiming {
+            iterations: column("iteration")?
+                .u64()
+                .map_err(pl_err(path))?
+                .into_no_null_iter()
+                .collect(),
+            elapsed_seconds: column("elapsed_seconds")?
+                .f64()
+                .map_err(pl_err(path))?
+                .into_no_null_iter()
+                .collect(),
+        })
     }
 }
 
@@ -97,13 +107,14 @@ impl RunDir {
             .map_err(|e| sqlite_err(&path, e))
     }
 
-    /// A chain's wall-clock timing as a frame (`iteration`, `elapsed_seconds`): from the job
-    /// table, or from `timing/<job>.parquet` in a run directory written before the table had
-    /// timings; `None` if neither holds it (a coordinator killed after the chain's files were
-    /// stored but before its row was committed: the results are kept, the timing is lost).
+    /// A chain's wall-clock timing: from the job table, or from `timing/<job>.parquet` in a
+    /// run directory written before the table had timings; `None` if neither holds it (a
+    /// coordinator killed after the chain's files were stored but before its row was
+    /// committed: the results are kept, the timing is lost). For many chains, read them all at
+    /// once with [`RunDir::read_timings`].
     ///
     /// Errors: a table or file that cannot be read, or a damaged timing.
-    pub fn read_timing(&self, job_id: &str) -> Result<Option<DataFrame>, StoreError> {
+    pub fn read_timing(&self, job_id: &str) -> Result<Option<ChainTiming>, StoreError> {
         let path = self.root.join("jobs.sqlite");
         if let Some(conn) = self.job_table()? {
             let row: Option<(Vec<u8>, Vec<u8>)> = conn
@@ -115,36 +126,50 @@ impl RunDir {
                 .optional()
                 .or_else(|e| no_table_is_no_row(&path, e))?;
             if let Some((its, secs)) = row {
-                return decode(&path, job_id, &its, &secs)?
-                    .to_frame(&path)
-                    .map(Some);
+                return decode(&path, job_id, &its, &secs).map(Some);
             }
         }
         let file = self.timing_path(job_id);
         if file.exists() {
-            return read_parquet(&file).map(Some);
+            return ChainTiming::read_file(&file).map(Some);
         }
         Ok(None)
     }
 
-    /// Every timing in the job table, by job id (empty without a table; a run directory
-    /// written before has them in `timing/`, which [`RunDir::read_timing`] reads one by one).
+    /// Every stored timing, by job id: the job table's in one query, and those of an older run
+    /// directory's `timing/` files (see [`RunDir::read_timing`]).
+    ///
+    /// Errors: as [`RunDir::read_timing`].
     pub fn read_timings(&self) -> Result<HashMap<String, ChainTiming>, StoreError> {
         let path = self.root.join("jobs.sqlite");
-        let Some(conn) = self.job_table()? else {
-            return Ok(HashMap::new());
+        let rows: Vec<(String, Vec<u8>, Vec<u8>)> = match self.job_table()? {
+            None => Vec::new(),
+            Some(conn) => {
+                match conn.prepare("SELECT job_id, iterations, elapsed_seconds FROM timing") {
+                    Ok(mut st) => st
+                        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                        .and_then(|rows| rows.collect())
+                        .map_err(|e| sqlite_err(&path, e))?,
+                    Err(e) => no_table_is_no_row(&path, e)?,
+                }
+            }
         };
-        let rows: Vec<(String, Vec<u8>, Vec<u8>)> =
-            match conn.prepare("SELECT job_id, iterations, elapsed_seconds FROM timing") {
-                Ok(mut st) => st
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .and_then(|rows| rows.collect())
-                    .map_err(|e| sqlite_err(&path, e))?,
-                Err(e) => no_table_is_no_row(&path, e)?,
-            };
-        rows.into_iter()
-            .map(|(id, its, secs)| Ok((id.clone(), decode(&path, &id, &its, &secs)?)))
-            .collect()
+        let mut out = HashMap::with_capacity(rows.len());
+        for (id, its, secs) in rows {
+            let t = decode(&path, &id, &its, &secs)?;
+            out.insert(id, t);
+        }
+        if let Ok(files) = std::fs::read_dir(self.root.join("timing")) {
+            for f in files.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if let Some(id) = name.strip_suffix(".parquet")
+                    && !out.contains_key(id)
+                {
+                    out.insert(id.to_string(), ChainTiming::read_file(&f.path())?);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -189,5 +214,29 @@ mod tests {
         assert_eq!(ChainTiming::from_blobs(&a, &b), Some(t));
         assert_eq!(ChainTiming::from_blobs(&a[..23], &b[..23]), None);
         assert_eq!(ChainTiming::from_blobs(&a, &b[..16]), None);
+    }
+
+    /// A run directory from before the job table held timings: its `timing/<job>.parquet`
+    /// files are read, one by one and all at once, and a chain without one has none.
+    #[test]
+    fn older_run_directories_timing_files_are_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rd = RunDir::open(dir.path());
+        let t = ChainTiming {
+            iterations: vec![1, 2, 3],
+            elapsed_seconds: vec![0.5, 1.0, 2.5],
+        };
+        std::fs::create_dir_all(dir.path().join("timing")).expect("mkdir");
+        let mut df = polars::df!(
+            "iteration" => &t.iterations,
+            "elapsed_seconds" => &t.elapsed_seconds
+        )
+        .expect("df");
+        super::super::write_parquet(&rd.timing_path("old"), &mut df).expect("write");
+        assert_eq!(rd.read_timing("old").expect("read"), Some(t.clone()));
+        assert_eq!(rd.read_timing("lost").expect("read"), None);
+        let all = rd.read_timings().expect("read all");
+        assert_eq!(all.len(), 1);
+        assert_eq!(all.get("old").map(ChainTiming::seconds), Some(2.5));
     }
 }

@@ -5,7 +5,7 @@ use polars::prelude::*;
 use crate::report::{
     Convergence, ReportError, Table, append_convergence, f64s, mean_sd_by, pm_column, se, u64s,
 };
-use crate::rundir::{Manifest, RunDir};
+use crate::rundir::{ChainTiming, Manifest, RunDir};
 use std::collections::BTreeMap;
 
 use crate::report::figures::{self, Line, Panel};
@@ -34,6 +34,8 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     let mut rows_in = Vec::new();
     let mut rows_st = Vec::new();
     let mut rows_sec = Vec::new();
+    let timings = rd.read_timings()?;
+    let untimed = ChainTiming::default();
     for c in &m.cells {
         let cps = checkpoints(c.run.iterations);
         for r in 0..replicates(m) {
@@ -56,15 +58,16 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
                     continue;
                 };
                 // A chain whose timing was lost (see `RunDir::read_timing`) has NaN seconds.
-                let (t_it, t_s) = match rd.read_timing(&j.job_id)? {
-                    Some(timing) => (
-                        u64s(&timing, "iteration")?,
-                        f64s(&timing, "elapsed_seconds")?,
-                    ),
-                    None => (Vec::new(), Vec::new()),
-                };
+                let t = timings.get(&j.job_id).unwrap_or(&untimed);
                 // Per chain only for its seconds; the errors are pooled below.
-                per_chain.push(errors_at(&draws, n, &zt, &cps, &t_it, &t_s));
+                per_chain.push(errors_at(
+                    &draws,
+                    n,
+                    &zt,
+                    &cps,
+                    &t.iterations,
+                    &t.elapsed_seconds,
+                ));
                 all_draws.push(draws);
             }
             if per_chain.is_empty() {
