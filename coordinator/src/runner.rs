@@ -418,8 +418,9 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         let chains = file_names(&opts.out.join("chains"));
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
-            let present = chains.contains(&format!("{id}.trace.parquet"))
-                && chains.contains(&format!("{id}.summary.parquet"));
+            // The trace is a chain's last file written (its summary is in its footer; an
+            // older directory's summary file was written before it).
+            let present = chains.contains(&format!("{id}.trace.parquet"));
             // A present file is adopted only if it is a complete Parquet file; a damaged chain
             // runs again, and says so.
             present

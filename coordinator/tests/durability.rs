@@ -158,7 +158,8 @@ fn assert_same_as(dir: &Path, yaml: &str, chains: usize) {
     );
     assert_eq!(
         want.keys().filter(|k| k.starts_with("chains/")).count(),
-        2 * chains
+        chains,
+        "one file (the trace, its summary in the footer) per Gibbs chain"
     );
     for (k, v) in &want {
         assert!(got[k] == *v, "{k} differs from the uninterrupted run");

@@ -154,17 +154,18 @@ fn a_killed_writers_temporary_files_are_removed_on_resume() {
     let out = dir.path().join("R");
     let first = run(&y, &out);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first));
-    let summary = out.join("chains/cell1-rep0-chain1.summary.parquet");
-    let trace = out.join("chains/cell1-rep0-chain1.trace.parquet");
+    let trace1 = out.join("chains/cell1-rep0-chain1.trace.parquet");
+    let trace = out.join("chains/cell0-rep0-chain0.trace.parquet");
     let good = std::fs::read(&trace).expect("read trace");
+    let good1 = std::fs::read(&trace1).expect("read trace");
     // The state a kill -9 mid-write leaves: the final file missing, its temporary half-written;
     // and a temporary of a chain that is stored (a second copy of it, from a chain whose lease
     // expired, was being written), which no rerun overwrites.
     let leftovers = [
-        out.join("chains/cell1-rep0-chain1.summary.parquet.tmp"),
+        out.join("chains/cell1-rep0-chain1.trace.parquet.tmp"),
         out.join("chains/cell0-rep0-chain0.trace.parquet.tmp"),
     ];
-    std::fs::rename(&summary, &leftovers[0]).expect("rename");
+    std::fs::rename(&trace1, &leftovers[0]).expect("rename");
     std::fs::write(&leftovers[1], &good[..good.len() / 2]).expect("write tmp");
     let again = run(&y, &out);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
@@ -177,6 +178,7 @@ fn a_killed_writers_temporary_files_are_removed_on_resume() {
         assert!(!tmp.exists(), "{} was left behind", tmp.display());
     }
     assert_eq!(std::fs::read(&trace).expect("read"), good);
+    assert_eq!(std::fs::read(&trace1).expect("read"), good1);
 }
 
 /// `causeway status` on a finished run says so (its rate no longer decays with the clock and it

@@ -42,7 +42,8 @@ fn one_go_yaml() -> String {
         )
 }
 
-/// Every chain file (trace, summary; Gibbs records no sample_stats) of a run directory.
+/// Every chain file (the trace, its summary in the footer; Gibbs records no sample_stats) of a
+/// run directory.
 fn chain_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir.join("chains"))
         .expect("chains")
@@ -63,7 +64,7 @@ fn assert_same_chains(got: &Path, want: &Path) {
         w.keys().collect::<Vec<_>>(),
         "chain files differ"
     );
-    assert_eq!(g.len(), 2 * 4 * 2, "2 cells × 4 chains × trace, summary");
+    assert_eq!(g.len(), 2 * 4, "2 cells × 4 chains, a trace each");
     for (k, v) in &w {
         assert!(g[k] == *v, "{k} differs from the chain run in one go");
     }

@@ -12,11 +12,13 @@
 //!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
 //!   chains/<job>.trace.parquet    iteration + one f64 column per traced scalar (the draws:
-//!                                 ArviZ's `posterior` group)
+//!                                 ArviZ's `posterior` group); its footer holds the chain's
+//!                                 summary matrices (key `causeway.summary`, JSON)
 //!   chains/<job>.sample_stats.parquet  iteration + one f64 column per sampler statistic
 //!                                 (ArviZ's `sample_stats`: particle ESS, resamplings, VB
 //!                                 iterations, ...); only for samplers that record any
-//!   chains/<job>.summary.parquet  one row per summary matrix (name, rows, cols, values, names)
+//!   chains/<job>.summary.parquet  only in run directories written before the trace's footer
+//!                                 held the summary: one row per matrix (still read)
 //!   timing/<job>.parquet          only in run directories written before the job table held
 //!                                 the timings (still read)
 //!   tables/*.md, tables/*.csv     the paper's tables
@@ -26,14 +28,19 @@
 //! file gives byte-identical Parquet whatever the worker count, order or retries.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use causeway_papers::{ChainOutput, Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+mod parquet;
 pub mod timing;
+pub use parquet::{
+    SUMMARY_KEY, footer_value, parquet_frame_defect, read_matrices, read_parquet,
+    summary_from_json, summary_to_json, write_atomic, write_csv, write_matrices, write_parquet,
+    write_parquet_with,
+};
 pub use timing::ChainTiming;
 
 /// Errors reading or writing a run directory.
@@ -218,6 +225,8 @@ impl RunDir {
             .join("chains")
             .join(format!("{job_id}.trace.parquet"))
     }
+    /// `chains/<job>.summary.parquet`: where run directories written before the trace's footer
+    /// held the summary keep it ([`RunDir::read_summary`] reads either).
     pub fn summary_path(&self, job_id: &str) -> PathBuf {
         self.root
             .join("chains")
@@ -289,9 +298,10 @@ impl RunDir {
         Ok(removed)
     }
 
-    /// Store one chain's deterministic output: its sampler statistics (if any), summary and
-    /// trace, in that order, each renamed into place whole. Its timing goes to the job table
-    /// with the row that says it is done (see [`timing`]).
+    /// Store one chain's deterministic output: its sampler statistics (if any), then its trace
+    /// with the summary in the trace's footer ([`SUMMARY_KEY`]), each renamed into place whole:
+    /// one file per chain (two with statistics). Its timing goes to the job table with the row
+    /// that says it is done (see [`timing`]).
     pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<(), StoreError> {
         if !out.stat_names.is_empty() {
             let path = self.sample_stats_path(job_id);
@@ -310,30 +320,32 @@ impl RunDir {
                 ),
             });
         }
-        write_matrices(&self.summary_path(job_id), &out.summary)?;
-        write_parquet(&path, &mut df)
+        let summary = vec![(SUMMARY_KEY.to_string(), summary_to_json(&out.summary))];
+        write_parquet_with(&path, &mut df, summary)
     }
 
-    /// Why a stored chain cannot be adopted, if it cannot: a file missing, or one that is not
-    /// a complete Parquet file (checked from its frame: `PAR1` at both ends and a footer length
+    /// Why a stored chain cannot be adopted, if it cannot: its trace missing, or a file of it
+    /// (trace; statistics and an older directory's summary file where present) that is not a
+    /// complete Parquet file (checked from its frame: `PAR1` at both ends and a footer length
     /// that fits, which a truncated or overwritten file fails). Cheap enough to run on every
     /// chain of a resumed run.
     pub fn chain_defect(&self, job_id: &str) -> Option<String> {
-        let stats = self.sample_stats_path(job_id);
-        let mut files = vec![self.trace_path(job_id), self.summary_path(job_id)];
-        if stats.exists() {
-            files.push(stats);
-        }
+        let mut files = vec![self.trace_path(job_id)];
+        files.extend(
+            [self.sample_stats_path(job_id), self.summary_path(job_id)]
+                .into_iter()
+                .filter(|p| p.exists()),
+        );
         files
             .iter()
             .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
     }
 
-    /// Whether a job's files (summary, trace) are on disk. Each is renamed into place whole,
-    /// and the trace is written last, so then the chain's files are complete (its job-table
-    /// row says whether its timing is stored too).
+    /// Whether a job's output is on disk: its trace, renamed into place whole and written last
+    /// (in older directories, after the summary file), so the chain's files are then complete
+    /// (its job-table row says whether its timing is stored too).
     pub fn chain_done(&self, job_id: &str) -> bool {
-        self.trace_path(job_id).exists() && self.summary_path(job_id).exists()
+        self.trace_path(job_id).exists()
     }
 
     /// A chain's sampler statistics, if its sampler records any (`None` otherwise).
@@ -350,9 +362,24 @@ impl RunDir {
         read_parquet(&self.trace_path(job_id))
     }
 
-    /// A chain's summary matrices.
+    /// A chain's summary matrices: from its trace's footer, or, in a run directory written
+    /// before the footer held them, from `chains/<job>.summary.parquet`.
+    ///
+    /// # Errors
+    /// The trace cannot be read, neither place holds a summary, or it does not parse.
     pub fn read_summary(&self, job_id: &str) -> Result<Vec<Matrix>, StoreError> {
-        read_matrices(&self.summary_path(job_id))
+        let trace = self.trace_path(job_id);
+        if let Some(text) = footer_value(&trace, SUMMARY_KEY)? {
+            return summary_from_json(&trace, &text);
+        }
+        let legacy = self.summary_path(job_id);
+        if legacy.exists() {
+            return read_matrices(&legacy);
+        }
+        Err(StoreError::Format {
+            path: trace,
+            message: format!("no summary: no {SUMMARY_KEY} in the footer and no summary file"),
+        })
     }
 
     /// Store a dataset replicate (observed and truth).
@@ -400,43 +427,6 @@ impl RunDir {
     }
 }
 
-/// Why `path` is not a complete Parquet file (`None` if its frame is sound): missing, shorter
-/// than a header and footer, without the `PAR1` magic at either end, or with a footer length
-/// that does not fit in the file.
-pub fn parquet_frame_defect(path: &Path) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = match fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return Some(e.to_string()),
-    };
-    let len = match f.metadata() {
-        Ok(m) => m.len(),
-        Err(e) => return Some(e.to_string()),
-    };
-    if len < 12 {
-        return Some(format!("{len} bytes is too short for a Parquet file"));
-    }
-    let mut head = [0u8; 4];
-    let mut tail = [0u8; 8];
-    let read = f
-        .read_exact(&mut head)
-        .and_then(|_| f.seek(SeekFrom::End(-8)))
-        .and_then(|_| f.read_exact(&mut tail));
-    if let Err(e) = read {
-        return Some(e.to_string());
-    }
-    if &head != b"PAR1" || &tail[4..] != b"PAR1" {
-        return Some("not a complete Parquet file (no PAR1 magic at both ends)".into());
-    }
-    let footer = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) as u64;
-    if footer + 12 > len {
-        return Some(format!(
-            "not a complete Parquet file (footer of {footer} bytes in a {len}-byte file)"
-        ));
-    }
-    None
-}
-
 /// `iteration` + one f64 column per name, from row-major `values` (`iterations.len()` rows ×
 /// `names.len()`). Errors if the sizes disagree.
 fn iteration_frame(
@@ -461,213 +451,6 @@ fn iteration_frame(
     DataFrame::new(n, cols).map_err(pl_err(path))
 }
 
-/// Write `bytes` to `path` through a temporary file and a rename, so a reader (or a resumed run)
-/// never sees a half-written file. No fsync: the rename is atomic against a killed process,
-/// which is what resume needs; an fsync per file tripled the per-chain cost.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    {
-        let mut f = fs::File::create(&tmp).map_err(io_err(&tmp))?;
-        f.write_all(bytes).map_err(io_err(&tmp))?;
-    }
-    fs::rename(&tmp, path).map_err(io_err(path))
-}
-
-/// Frames with fewer values than this are stored uncompressed and in plain encoding: zstd's
-/// context costs more to set up (a sixth of a near-empty chain's whole cost through the runner)
-/// than it saves on them, and so does polars' choice of dictionary encoding, which estimates each
-/// float column's cardinality with a 16,384-register HyperLogLog (30% of the runner's profile at
-/// 10,000 near-empty chains).
-const COMPRESS_FROM_VALUES: usize = 8192;
-
-/// Write a DataFrame as Parquet, atomically: polars' writer with zstd from
-/// [`COMPRESS_FROM_VALUES`] values on; below, uncompressed and plain-encoded (see
-/// [`small_parquet`]). Readers need not know: Parquet records the codec and the encoding per
-/// column chunk.
-pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<(), StoreError> {
-    let mut buf = Vec::new();
-    if df.height() * df.width() >= COMPRESS_FROM_VALUES {
-        ParquetWriter::new(&mut buf)
-            .with_compression(ParquetCompression::Zstd(None))
-            .set_parallel(false)
-            .finish(df)
-            .map_err(pl_err(path))?;
-    } else {
-        small_parquet(&mut buf, df).map_err(pl_err(path))?;
-    }
-    write_atomic(path, &buf)
-}
-
-/// A small frame as one uncompressed, plain-encoded row group, with polars' default statistics
-/// and its Arrow schema in the footer (so that polars reads it back with the same types).
-/// `ParquetWriter` cannot be told the encoding, hence polars-parquet's own writer.
-fn small_parquet(buf: &mut Vec<u8>, df: &mut DataFrame) -> PolarsResult<()> {
-    use polars_parquet::write::{
-        CompressionOptions, Encoding, FileWriter, RowGroupIterator, StatisticsOptions, Version,
-        WriteOptions,
-    };
-    /// One encoding per Parquet leaf column of an Arrow field.
-    fn leaves(dtype: &ArrowDataType, out: &mut Vec<Encoding>) {
-        match dtype {
-            ArrowDataType::List(f)
-            | ArrowDataType::LargeList(f)
-            | ArrowDataType::FixedSizeList(f, _)
-            | ArrowDataType::Map(f, _) => leaves(f.dtype(), out),
-            ArrowDataType::Struct(fs) => fs.iter().for_each(|f| leaves(f.dtype(), out)),
-            ArrowDataType::Extension(ext) => leaves(&ext.inner, out),
-            _ => out.push(Encoding::Plain),
-        }
-    }
-    df.rechunk_mut();
-    let schema = df.schema().to_arrow(CompatLevel::newest());
-    let encodings: Vec<Vec<Encoding>> = schema
-        .iter_values()
-        .map(|f| {
-            let mut e = Vec::new();
-            leaves(f.dtype(), &mut e);
-            e
-        })
-        .collect();
-    let options = WriteOptions {
-        statistics: StatisticsOptions::default(),
-        version: Version::V1,
-        compression: CompressionOptions::Uncompressed,
-        data_page_size: None,
-    };
-    let batches: Vec<_> = df
-        .iter_chunks(CompatLevel::newest(), false)
-        .filter(|b| b.height() > 0)
-        .collect();
-    let heights: Vec<usize> = batches.iter().map(|b| b.height()).collect();
-    let row_groups = RowGroupIterator::try_new(
-        batches.into_iter().map(Ok),
-        &schema,
-        options,
-        encodings.into(),
-    )?;
-    let mut writer = FileWriter::try_new(buf, schema, options)?;
-    for (rows, group) in heights.into_iter().zip(row_groups) {
-        writer.write(rows as u64, group?)?;
-    }
-    writer.end(None)?;
-    Ok(())
-}
-
-/// Read a Parquet file.
-pub fn read_parquet(path: &Path) -> Result<DataFrame, StoreError> {
-    let f = fs::File::open(path).map_err(io_err(path))?;
-    ParquetReader::new(f).finish().map_err(pl_err(path))
-}
-
-/// Write a DataFrame as CSV, atomically.
-pub fn write_csv(path: &Path, df: &mut DataFrame) -> Result<(), StoreError> {
-    let mut buf = Vec::new();
-    CsvWriter::new(&mut buf).finish(df).map_err(pl_err(path))?;
-    write_atomic(path, &buf)
-}
-
-/// Store named matrices, one row each: `name`, `rows`, `cols`, `values` (list of f64,
-/// row-major), `row_names`, `col_names` (lists of strings, possibly empty).
-pub fn write_matrices(path: &Path, ms: &[Matrix]) -> Result<(), StoreError> {
-    let names: Vec<&str> = ms.iter().map(|m| m.name.as_str()).collect();
-    let rows: Vec<u64> = ms.iter().map(|m| m.rows as u64).collect();
-    let cols: Vec<u64> = ms.iter().map(|m| m.cols as u64).collect();
-    let values: Vec<Series> = ms
-        .iter()
-        .map(|m| Series::new("".into(), &m.values))
-        .collect();
-    let str_list = |f: &dyn Fn(&Matrix) -> &Vec<String>| -> Vec<Series> {
-        ms.iter()
-            .map(|m| {
-                let v: Vec<&str> = f(m).iter().map(String::as_str).collect();
-                Series::new("".into(), v)
-            })
-            .collect()
-    };
-    let row_names = str_list(&|m| &m.row_names);
-    let col_names = str_list(&|m| &m.col_names);
-    let mut df = DataFrame::new(
-        ms.len(),
-        vec![
-            Series::new("name".into(), names).into(),
-            Series::new("rows".into(), rows).into(),
-            Series::new("cols".into(), cols).into(),
-            list_column("values", &values, DataType::Float64),
-            list_column("row_names", &row_names, DataType::String),
-            list_column("col_names", &col_names, DataType::String),
-        ],
-    )
-    .map_err(pl_err(path))?;
-    write_parquet(path, &mut df)
-}
-
-fn list_column(name: &str, items: &[Series], inner: DataType) -> Column {
-    if items.is_empty() {
-        Series::new_empty(name.into(), &DataType::List(Box::new(inner))).into()
-    } else {
-        Series::new(name.into(), items).into()
-    }
-}
-
-/// Read matrices written by [`write_matrices`].
-pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
-    let df = read_parquet(path)?;
-    let fmt = |message: String| StoreError::Format {
-        path: path.to_path_buf(),
-        message,
-    };
-    let pl = pl_err(path);
-    let get = |c: &str| {
-        df.column(c).map_err(|e| StoreError::Polars {
-            path: path.to_path_buf(),
-            source: e,
-        })
-    };
-    let name = get("name")?.str().map_err(pl)?.clone();
-    let rows = get("rows")?.u64().map_err(pl_err(path))?.clone();
-    let cols = get("cols")?.u64().map_err(pl_err(path))?.clone();
-    let values = get("values")?.list().map_err(pl_err(path))?.clone();
-    let row_names = get("row_names")?.list().map_err(pl_err(path))?.clone();
-    let col_names = get("col_names")?.list().map_err(pl_err(path))?.clone();
-    let strings = |s: Option<Series>| -> Result<Vec<String>, StoreError> {
-        match s {
-            None => Ok(Vec::new()),
-            Some(s) => Ok(s
-                .str()
-                .map_err(pl_err(path))?
-                .iter()
-                .map(|v| v.unwrap_or("").to_string())
-                .collect()),
-        }
-    };
-    let mut out = Vec::with_capacity(df.height());
-    for i in 0..df.height() {
-        let vals: Vec<f64> = match values.get_as_series(i) {
-            None => Vec::new(),
-            Some(s) => s
-                .f64()
-                .map_err(pl_err(path))?
-                .iter()
-                .map(|v| v.unwrap_or(f64::NAN))
-                .collect(),
-        };
-        let m = Matrix {
-            name: name.get(i).unwrap_or("").to_string(),
-            rows: rows.get(i).unwrap_or(0) as usize,
-            cols: cols.get(i).unwrap_or(0) as usize,
-            values: vals,
-            row_names: strings(row_names.get_as_series(i))?,
-            col_names: strings(col_names.get_as_series(i))?,
-        };
-        m.check().map_err(fmt)?;
-        out.push(m);
-    }
-    Ok(out)
-}
-
 /// Find a summary matrix by name.
 pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
     ms.iter().find(|m| m.name == name)
@@ -676,24 +459,6 @@ pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Frames below (polars-parquet's plain writer) and above (polars' zstd writer) the
-    /// compression threshold, empty ones included, read back as written, with their types.
-    #[test]
-    fn small_and_large_frames_round_trip() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        for n in [0usize, 3, COMPRESS_FROM_VALUES / 4] {
-            let path = dir.path().join(format!("f{n}.parquet"));
-            let v: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
-            let it: Vec<u64> = (0..n as u64).collect();
-            let s: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
-            let l: Vec<Series> = (0..n).map(|i| Series::new("".into(), &v[..i])).collect();
-            let mut df =
-                df!("x" => &v, "iteration" => &it, "name" => &s, "values" => &l).expect("df");
-            write_parquet(&path, &mut df).expect("write");
-            assert_eq!(read_parquet(&path).expect("read"), df, "{n} rows");
-        }
-    }
 
     /// The identity hashed in pieces is the hash of the whole canonical text it replaced, so
     /// the job tables of existing run directories keep matching their plans.
@@ -784,5 +549,38 @@ mod tests {
         assert!(rd.write_chain("bad", &bad).is_err());
         assert!(!rd.chain_done("bad"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A chain is one file (its summary in the trace's footer); a run directory written
+    /// before, with a trace without that footer key and a summary file, still reads; a trace
+    /// with neither says so.
+    #[test]
+    fn the_summary_is_in_the_traces_footer_and_older_summary_files_still_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rd = RunDir::create(dir.path()).expect("run dir");
+        let out = output(&[]);
+        rd.write_chain("new", &out).expect("write");
+        let files: Vec<_> = fs::read_dir(dir.path().join("chains"))
+            .expect("chains")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(files, vec!["new.trace.parquet"]);
+        assert_eq!(rd.read_summary("new").expect("summary"), out.summary);
+        assert!(rd.chain_defect("new").is_none());
+
+        let path = rd.trace_path("old");
+        let mut df =
+            iteration_frame(&path, &out.iterations, &out.trace_names, &out.trace).expect("frame");
+        write_parquet(&path, &mut df).expect("trace");
+        assert!(rd.read_summary("old").is_err(), "no footer key and no file");
+        write_matrices(&rd.summary_path("old"), &out.summary).expect("summary");
+        assert_eq!(rd.read_summary("old").expect("summary"), out.summary);
+        // An older directory's damaged summary file makes its chain damaged.
+        fs::write(rd.summary_path("old"), b"PAR1 not parquet").expect("overwrite");
+        assert!(
+            rd.chain_defect("old")
+                .is_some_and(|d| d.contains("summary"))
+        );
     }
 }
