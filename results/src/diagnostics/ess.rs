@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::memory::{big_vec, big_vec_filled, par_map, threads_for};
+use super::memory::{big_vec, big_vec_filled, par_map, recycle, threads_for};
 use super::sums::{mean, var, var_about};
 
 /// `np.finfo(float).resolution`: ArviZ treats an array whose range is below this as constant.
@@ -169,6 +169,8 @@ impl AutocovPlan {
                     *p += z.norm_sqr();
                 }
             }
+            recycle(buf);
+            recycle(scratch);
             power
         };
         let power = if threads <= 1 {
@@ -185,20 +187,25 @@ impl AutocovPlan {
                 for h in handles {
                     // A panic in a worker is a bug in this module; re-raise it unchanged.
                     let part = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                    for (t, p) in total.iter_mut().zip(part) {
+                    for (t, p) in total.iter_mut().zip(&part) {
                         *t += p;
                     }
+                    recycle(part);
                 }
                 total
             })
         };
         let mut buf: Vec<Complex<f64>> = big_vec(m);
-        buf.extend(power.into_iter().map(|p| Complex::new(p, 0.0)));
+        buf.extend(power.iter().map(|&p| Complex::new(p, 0.0)));
+        recycle(power);
         let mut scratch = big_vec_filled(t.inv.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
         t.inv.process_with_scratch(&mut buf, &mut scratch);
         // irfft's 1/m, autocov's 1/n, and the mean over chains.
         let scale = 1.0 / (m as f64 * n as f64 * chains.len() as f64);
-        buf[..lags].iter().map(|z| z.re * scale).collect()
+        let acov = buf[..lags].iter().map(|z| z.re * scale).collect();
+        recycle(buf);
+        recycle(scratch);
+        acov
     }
 
     /// Mean autocovariances of two sets of C chains each, from C forward FFTs and one
@@ -255,6 +262,8 @@ impl AutocovPlan {
                     *p_b += (zk - zr).norm_sqr() * 0.25;
                 }
             }
+            recycle(buf);
+            recycle(scratch);
             (pa, pb)
         };
         let (pa, pb) = if threads <= 1 {
@@ -271,26 +280,33 @@ impl AutocovPlan {
                 for h in handles {
                     // A panic in a worker is a bug in this module; re-raise it unchanged.
                     let (xa, xb) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                    for (t, x) in ta.iter_mut().zip(xa) {
+                    for (t, x) in ta.iter_mut().zip(&xa) {
                         *t += x;
                     }
-                    for (t, x) in tb.iter_mut().zip(xb) {
+                    for (t, x) in tb.iter_mut().zip(&xb) {
                         *t += x;
                     }
+                    recycle(xa);
+                    recycle(xb);
                 }
                 (ta, tb)
             })
         };
         let mut buf: Vec<Complex<f64>> = big_vec(m);
-        buf.extend(pa.into_iter().zip(pb).map(|(x, y)| Complex::new(x, y)));
+        buf.extend(pa.iter().zip(&pb).map(|(&x, &y)| Complex::new(x, y)));
+        recycle(pa);
+        recycle(pb);
         let mut scratch = big_vec_filled(t.inv.get_inplace_scratch_len(), Complex::new(0.0, 0.0));
         t.inv.process_with_scratch(&mut buf, &mut scratch);
         let scale = 1.0 / (m as f64 * n as f64 * c as f64);
         let (ua, ub) = (1.0 / (sa * sa), 1.0 / (sb * sb));
-        (
+        let acov = (
             buf[..lags].iter().map(|z| z.re * scale * ua).collect(),
             buf[..lags].iter().map(|z| z.im * scale * ub).collect(),
-        )
+        );
+        recycle(buf);
+        recycle(scratch);
+        acov
     }
 }
 

@@ -1,16 +1,98 @@
 //! Buffers and parallel loops for the million-draw chains: vectors backed by huge pages where
-//! the kernel allows, and a dependency-free scoped-thread helper for the two embarrassingly
-//! parallel loops.
+//! the kernel allows, a pool that hands the buffers of one diagnostic call to the next, and a
+//! dependency-free scoped-thread helper for the two embarrassingly parallel loops.
 
+use std::any::Any;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Buffers of at least this many bytes go back to the [`POOL`] when done with.
+const POOL_MIN_BYTES: usize = 256 << 10;
+
+/// At most this many bytes of buffers are kept in the [`POOL`] (about what one call on
+/// 4 × 10⁶ draws uses); a buffer that would exceed it is freed.
+const POOL_MAX_BYTES: usize = 512 << 20;
+
+/// Draw-sized buffers that a diagnostic call has finished with, kept for the next call.
+///
+/// A fresh buffer of tens of MB costs more than the work done in it: every page of it is a
+/// page fault, and the kernel zeroes it first (`clear_page_erms` was 11–20% of the time of
+/// R-hat + bulk + tail ESS on 4 × 10⁶ draws, issue 14). Diagnosing the many parameters of a
+/// run calls them again and again on draws of one size, so the buffers of one call are the
+/// next call's. Up to [`POOL_MAX_BYTES`] stay allocated for the life of the process
+/// ([`release_buffers`] frees them). Each entry is a `Vec<T>` of some `Copy` type and its
+/// capacity in bytes; a buffer is only ever handed out as the type it was given back as.
+struct Pool {
+    held: usize,
+    buffers: Vec<(usize, Box<dyn Any + Send>)>,
+}
+
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    held: 0,
+    buffers: Vec::new(),
+});
+
+/// The smallest pooled `Vec<T>` with room for `n` values, with whatever values it held.
+fn take<T: Copy + Send + 'static>(n: usize) -> Option<Vec<T>> {
+    if n.saturating_mul(std::mem::size_of::<T>()) < POOL_MIN_BYTES {
+        return None;
+    }
+    let mut pool = POOL.lock().ok()?;
+    let (i, bytes) = pool
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, b))| {
+            b.downcast_ref::<Vec<T>>()
+                .is_some_and(|v| v.capacity() >= n)
+        })
+        .map(|(i, &(bytes, _))| (i, bytes))
+        .min_by_key(|&(_, bytes)| bytes)?;
+    let (_, b) = pool.buffers.swap_remove(i);
+    pool.held -= bytes;
+    b.downcast::<Vec<T>>().ok().map(|v| *v)
+}
+
+/// Give a buffer back to the pool for the next diagnostic call (small ones, and any beyond
+/// [`POOL_MAX_BYTES`], are simply freed).
+pub(crate) fn recycle<T: Copy + Send + 'static>(v: Vec<T>) {
+    let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
+    if bytes < POOL_MIN_BYTES {
+        return;
+    }
+    let Ok(mut pool) = POOL.lock() else {
+        return;
+    };
+    if pool.held + bytes <= POOL_MAX_BYTES {
+        pool.held += bytes;
+        pool.buffers.push((bytes, Box::new(v)));
+    }
+}
+
+/// Free the buffers the diagnostics keep between calls (see the pool, up to 512 MiB after
+/// diagnosing millions of draws); returns how many bytes were held. The next call on large
+/// draws allocates afresh.
+pub fn release_buffers() -> usize {
+    match POOL.lock() {
+        Ok(mut pool) => {
+            pool.buffers.clear();
+            std::mem::take(&mut pool.held)
+        }
+        Err(_) => 0,
+    }
+}
+
 /// An empty `Vec` with room for `n` values, for the draw-sized buffers (tens of MB for
-/// millions of draws). On Linux the allocation is advised for transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)`, honoured where THP is in "madvise" or "always" mode): filling
-/// a fresh 32 MB buffer then takes 16 page faults instead of 8192, which measured ~20% of
-/// the time of the rank diagnostics on 4 × 10⁶ draws. Elsewhere, or for small `n`, it is
-/// `Vec::with_capacity`.
-pub(crate) fn big_vec<T>(n: usize) -> Vec<T> {
+/// millions of draws): a pooled one where a previous call left one, else a fresh allocation
+/// advised for transparent huge pages on Linux (`madvise(MADV_HUGEPAGE)`, honoured where THP
+/// is in "madvise" or "always" mode): filling a fresh 32 MB buffer then takes 16 page faults
+/// instead of 8192, which measured ~20% of the time of the rank diagnostics on 4 × 10⁶
+/// draws. Elsewhere, or for small `n`, it is `Vec::with_capacity`.
+pub(crate) fn big_vec<T: Copy + Send + 'static>(n: usize) -> Vec<T> {
+    if let Some(mut v) = take(n) {
+        v.clear();
+        return v;
+    }
     let v: Vec<T> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     advise_huge_pages(
@@ -41,11 +123,17 @@ fn advise_huge_pages(addr: usize, len: usize) {
     }
 }
 
-/// `n` zeros, as a [`big_vec`] would hold them, but allocated zeroed (`calloc`): a fresh
-/// mapping is zero already, so the pages are written once, by the kernel, not twice.
-/// `T` must be a type whose zero value `vec!` recognises as all-zero bytes (the integers
-/// and floats), or this is an ordinary fill.
-pub(crate) fn big_vec_zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
+/// `n` values for a caller that overwrites every one before reading any: a pooled buffer's
+/// old values where a previous call left one (no pass over it), else zeros allocated zeroed
+/// (`calloc`: a fresh mapping is zero already, so its pages are written once, by the
+/// kernel). Safe either way; only a caller that reads a slot it has not written would see
+/// another call's values.
+pub(crate) fn big_vec_overwritten<T: Copy + Default + Send + 'static>(n: usize) -> Vec<T> {
+    if let Some(mut v) = take(n) {
+        v.truncate(n);
+        v.resize(n, T::default());
+        return v;
+    }
     let v = vec![T::default(); n];
     #[cfg(target_os = "linux")]
     advise_huge_pages(
@@ -56,24 +144,26 @@ pub(crate) fn big_vec_zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
 }
 
 /// `n` copies of `value` in a [`big_vec`].
-pub(crate) fn big_vec_filled<T: Clone>(n: usize, value: T) -> Vec<T> {
+pub(crate) fn big_vec_filled<T: Copy + Send + 'static>(n: usize, value: T) -> Vec<T> {
     let mut v = big_vec(n);
     v.resize(n, value);
     v
 }
 
-/// `n` f64 slots, zero at first, that several threads may write at positions none of them
+/// `n` f64 slots, to be written once each, that several threads may write at positions none of them
 /// owns (the scattered writes of rank normalisation): atomics are the safe way, and a
 /// relaxed store compiles to a plain store. [`SharedF64s::into_vec`] hands back the values.
 pub(crate) struct SharedF64s(Vec<AtomicU64>);
 
 impl SharedF64s {
-    pub(crate) fn zeroed(n: usize) -> Self {
+    /// `n` slots, each of which the caller sets before [`SharedF64s::into_vec`] (their
+    /// values before that are unspecified: see [`big_vec_overwritten`]).
+    pub(crate) fn overwritten(n: usize) -> Self {
         // Same size and alignment: collected in place, no second allocation.
         Self(
-            big_vec_zeroed::<u64>(n)
+            big_vec_overwritten::<f64>(n)
                 .into_iter()
-                .map(AtomicU64::new)
+                .map(|x| AtomicU64::new(x.to_bits()))
                 .collect(),
         )
     }
@@ -150,6 +240,62 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::{Draws, TailProbs, ess_bulk, ess_mean, ess_tail, rhat};
+
+    /// R-hat, bulk, tail and mean ESS of `data` (4 chains), as bits.
+    fn diagnose(data: &[f64]) -> [u64; 4] {
+        let d = Draws::from_row_major(data, 4).expect("shape");
+        [
+            rhat(&d),
+            ess_bulk(&d, false),
+            ess_tail(&d, TailProbs::default(), false),
+            ess_mean(&d, false),
+        ]
+        .map(f64::to_bits)
+    }
+
+    /// Pooled buffers come with another call's values; no diagnostic may read one it has not
+    /// written. Poisoned with NaN and all-ones buffers of every pooled type (larger than any
+    /// request, so they are what the calls get), the results are the bits of a call on fresh
+    /// memory, and of a call made after a call on other draws.
+    #[test]
+    fn pooled_buffers_never_leak_into_results() {
+        let (m, n) = (4, 200_001);
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut ar1 = |rho: f64| -> Vec<f64> {
+            let mut out = Vec::with_capacity(m * n);
+            let mut prev = 0.0;
+            for i in 0..m * n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let e = (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                prev = if i % n == 0 { e } else { rho * prev + e };
+                out.push(prev);
+            }
+            out
+        };
+        let (a, b) = (ar1(0.9), ar1(0.3));
+        release_buffers();
+        let fresh = diagnose(&a);
+        let _ = diagnose(&b);
+        assert_eq!(diagnose(&a), fresh, "after a call on other draws");
+        // Larger than any request; more of each type than one call holds at once.
+        let big = 2 * m * n;
+        // Only the poisoned buffers in the pool (the calls above left exact-size ones).
+        release_buffers();
+        for _ in 0..10 {
+            recycle(vec![f64::NAN; big]);
+            recycle(vec![u64::MAX; big]);
+            recycle(vec![u32::MAX; big]);
+            recycle(vec![
+                rustfft::num_complex::Complex::new(f64::NAN, f64::NAN);
+                big / 2
+            ]);
+        }
+        assert_eq!(diagnose(&a), fresh, "with poisoned pooled buffers");
+        assert!(release_buffers() > 0, "the calls gave their buffers back");
+    }
 
     #[test]
     fn par_chunks_cover_everything() {

@@ -51,6 +51,7 @@ mod draws;
 mod ess;
 pub mod io;
 mod memory;
+pub use memory::release_buffers;
 mod rank;
 mod sort;
 mod sums;

@@ -13,7 +13,9 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::ess::chain_means;
-use super::memory::{SharedF64s, big_vec, big_vec_zeroed, par_chunks_mut, threads_for};
+use super::memory::{
+    SharedF64s, big_vec, big_vec_overwritten, par_chunks_mut, recycle, threads_for,
+};
 use super::sort::{OnBucket, bucket_sort_split, sort_part, unkey};
 
 /// The split draws in ascending order, each with its index in the split layout
@@ -82,6 +84,12 @@ impl SortedSplit {
         idx.extend_from_slice(&ia[i..]);
         vals.extend(kb[j..].iter().map(|&k| unkey(k)));
         idx.extend_from_slice(&ib[j..]);
+        for k in [ka, kb] {
+            recycle(k);
+        }
+        for i in [ia, ib] {
+            recycle(i);
+        }
         Self { vals, idx }
     }
 
@@ -115,7 +123,7 @@ impl Ranked {
     pub(crate) fn new(split: &[&[f64]]) -> Self {
         let total = split.first().map_or(0, |c| c.len()) * split.len();
         let z = ZScale::new(total);
-        let zb = SharedF64s::zeroed(total);
+        let zb = SharedF64s::overwritten(total);
         let sorted = SortedSplit::with_buckets(split, &|pos, vals, idx| {
             for_each_bulk_z(pos, vals, idx, &z, |k, v| zb.set(k as usize, v))
         });
@@ -133,6 +141,16 @@ impl Ranked {
             zb_means,
             zb_range,
         }
+    }
+}
+
+/// The draw-sized buffers go back to the pool for the next diagnostic call.
+impl Drop for Ranked {
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.sorted.vals));
+        recycle(std::mem::take(&mut self.sorted.idx));
+        recycle(std::mem::take(&mut self.zb));
+        recycle(std::mem::take(&mut self.z.lower));
     }
 }
 
@@ -157,7 +175,7 @@ impl ZScale {
         // (S + 1 − r − 3/8) = (S + 1/4) − (r − 3/8). So Φ⁻¹ is evaluated for the lower half
         // only and mirrored (Φ⁻¹(1 − p) = −Φ⁻¹(p)) by [`ZScale::at`].
         let n_lower = size.div_ceil(2);
-        let mut lower = big_vec_zeroed::<f64>(n_lower);
+        let mut lower = big_vec_overwritten::<f64>(n_lower);
         let threads = threads_for(n_lower, 1 << 16);
         par_chunks_mut(&mut lower, threads, |off, chunk| {
             for (i, z) in chunk.iter_mut().enumerate() {

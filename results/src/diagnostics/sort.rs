@@ -2,7 +2,7 @@
 //! sorted with their indices, by a radix sort on a value bucket, or on the keys when the values
 //! crowd into a small part of their range, or by a comparison sort for small inputs.
 
-use super::memory::{big_vec, big_vec_filled, big_vec_zeroed, par_map};
+use super::memory::{big_vec, big_vec_overwritten, par_map, recycle};
 
 /// Order-preserving map f64 → u64 (IEEE total order; callers exclude NaN).
 #[inline]
@@ -123,8 +123,8 @@ pub(super) fn bucket_sort_split(
         parts.len(),
         |&(&(base, p), start)| {
             let n: usize = p.iter().map(|c| c.len()).sum();
-            let mut vals = big_vec_zeroed::<f64>(n);
-            let mut idx = big_vec_zeroed::<u32>(n);
+            let mut vals = big_vec_overwritten::<f64>(n);
+            let mut idx = big_vec_overwritten::<u32>(n);
             let mut off = start.clone();
             let ks = (base as u32..(base + n) as u32).zip(p.iter().flat_map(|c| c.iter()));
             for (k, &x) in ks {
@@ -149,8 +149,8 @@ pub(super) fn bucket_sort_split(
     }
     cuts.push(BUCKETS);
     let pos = exclusive_prefix(&counts);
-    let mut vals = big_vec_zeroed::<f64>(total);
-    let mut idx = big_vec_zeroed::<u32>(total);
+    let mut vals = big_vec_overwritten::<f64>(total);
+    let mut idx = big_vec_overwritten::<u32>(total);
     let mut jobs = Vec::new();
     let (mut rest_v, mut rest_i) = (&mut vals[..], &mut idx[..]);
     for w in cuts.windows(2) {
@@ -182,6 +182,10 @@ pub(super) fn bucket_sort_split(
             sort_range(job);
         }
     });
+    for (v, i) in scattered {
+        recycle(v);
+        recycle(i);
+    }
     Some((vals, idx))
 }
 
@@ -327,8 +331,9 @@ fn radix_sort(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
             h[((k >> (p as u32 * RADIX_BITS)) as usize) & (BUCKETS - 1)] += 1;
         }
     }
-    let mut keys2 = big_vec_filled(n, 0u64);
-    let mut idx2 = big_vec_filled(n, 0u32);
+    // Every pass writes all n slots before the swap makes them read.
+    let mut keys2 = big_vec_overwritten::<u64>(n);
+    let mut idx2 = big_vec_overwritten::<u32>(n);
     for (p, h) in hist.iter().enumerate() {
         // A digit shared by every key permutes nothing: skip the pass (common for the
         // sign/exponent digits of draws from one distribution).
@@ -352,6 +357,8 @@ fn radix_sort(keys: &mut Vec<u64>, idx: &mut Vec<u32>) {
         std::mem::swap(keys, &mut keys2);
         std::mem::swap(idx, &mut idx2);
     }
+    recycle(keys2);
+    recycle(idx2);
 }
 
 /// Keys and split-layout indices (`base + position`) of consecutive chains, sorted by key.
