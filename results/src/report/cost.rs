@@ -19,11 +19,12 @@ const MAX_BREAKDOWN_VALUES: usize = 12;
 /// Core counts for which the table states the least wall time.
 const CORES: [usize; 4] = [2, 16, 64, 1024];
 
-/// The coordinator's own time per chain (dispatch, durable job row, storing the chain's files):
-/// 0.70 ms, measured by `cargo bench --workspace --bench runner -- 100000 8` (README,
-/// "Performance"). One coordinator handles chains one after another at this rate, so a run of
-/// N chains takes at least N × this however many cores sample them.
-pub const RUNNER_SECONDS_PER_CHAIN: f64 = 0.70e-3;
+/// The coordinator's own time per chain (dispatch, durable job row, storing the chain's file):
+/// 0.36 ms, the slowest of session 15's runs of `cargo bench --workspace --bench runner --
+/// 100000 8` (0.20–0.36 ms on ext4, the slow end right after another run's deletions;
+/// README, "Performance"). One coordinator handles chains one after another at this rate, so
+/// a run of N chains takes at least N × this however many cores sample them.
+pub const RUNNER_SECONDS_PER_CHAIN: f64 = 0.36e-3;
 
 /// The fewest cores beyond which the runner, not the sampling, bounds the wall time:
 /// total / cores < N × [`RUNNER_SECONDS_PER_CHAIN`] (None for no chains).
