@@ -70,16 +70,19 @@ pub(crate) fn recycle<T: Copy + Send + 'static>(v: Vec<T>) {
 }
 
 /// Free the buffers the diagnostics keep between calls (see the pool, up to 512 MiB after
-/// diagnosing millions of draws); returns how many bytes were held. The next call on large
+/// diagnosing millions of draws, and the last Φ⁻¹ table, 4 bytes a draw); returns how many
+/// bytes were held. The next call on large
 /// draws allocates afresh.
 pub fn release_buffers() -> usize {
-    match POOL.lock() {
-        Ok(mut pool) => {
-            pool.buffers.clear();
-            std::mem::take(&mut pool.held)
+    let table = super::rank::forget_z_table();
+    table
+        + match POOL.lock() {
+            Ok(mut pool) => {
+                pool.buffers.clear();
+                std::mem::take(&mut pool.held)
+            }
+            Err(_) => 0,
         }
-        Err(_) => 0,
-    }
 }
 
 /// An empty `Vec` with room for `n` values, for the draw-sized buffers (tens of MB for

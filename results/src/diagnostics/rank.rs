@@ -10,6 +10,8 @@
 //!   order is a linear merge of those two runs;
 //! * the sorted values themselves, for the tail-ESS quantiles.
 
+use std::sync::{Arc, Mutex};
+
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::ess::chain_means;
@@ -108,7 +110,7 @@ impl SortedSplit {
 /// bulk z-scores in split layout.
 pub(crate) struct Ranked {
     pub(crate) sorted: SortedSplit,
-    pub(crate) z: ZScale,
+    pub(crate) z: Arc<ZScale>,
     /// Bulk z-scores, `zb[j * half + t]` for split chain `j`, draw `t`.
     pub(crate) zb: Vec<f64>,
     /// `np.mean` of each split chain of `zb`.
@@ -122,7 +124,7 @@ impl Ranked {
     /// (the Φ⁻¹ table is made first; the buckets' threads write to [`SharedF64s`]).
     pub(crate) fn new(split: &[&[f64]]) -> Self {
         let total = split.first().map_or(0, |c| c.len()) * split.len();
-        let z = ZScale::new(total);
+        let z = ZScale::shared(total);
         let zb = SharedF64s::overwritten(total);
         let sorted = SortedSplit::with_buckets(split, &|pos, vals, idx| {
             for_each_bulk_z(pos, vals, idx, &z, |k, v| zb.set(k as usize, v))
@@ -150,7 +152,6 @@ impl Drop for Ranked {
         recycle(std::mem::take(&mut self.sorted.vals));
         recycle(std::mem::take(&mut self.sorted.idx));
         recycle(std::mem::take(&mut self.zb));
-        recycle(std::mem::take(&mut self.z.lower));
     }
 }
 
@@ -165,7 +166,37 @@ pub(crate) struct ZScale {
     normal: Normal,
 }
 
+/// The most recent Φ⁻¹ table, for the next call on draws of the same size: diagnosing the
+/// variables of a run calls the rank diagnostics again and again with one S, and the table
+/// (S/2 evaluations of Φ⁻¹, 7% of the CPU time of R-hat + bulk + tail ESS on 4 × 10⁶ draws)
+/// depends on S alone. [`super::release_buffers`] forgets it.
+static LAST_TABLE: Mutex<Option<Arc<ZScale>>> = Mutex::new(None);
+
+/// Forget the cached Φ⁻¹ table (see [`LAST_TABLE`]); returns its size in bytes.
+pub(crate) fn forget_z_table() -> usize {
+    LAST_TABLE
+        .lock()
+        .ok()
+        .and_then(|mut t| t.take())
+        .map_or(0, |z| z.lower.len() * std::mem::size_of::<f64>())
+}
+
 impl ZScale {
+    /// The table for `size` draws: the cached one if the last call had this size, else a new
+    /// one (then cached).
+    pub(crate) fn shared(size: usize) -> Arc<Self> {
+        if let Ok(last) = LAST_TABLE.lock()
+            && let Some(z) = last.as_ref().filter(|z| z.size == size)
+        {
+            return z.clone();
+        }
+        let z = Arc::new(Self::new(size));
+        if let Ok(mut last) = LAST_TABLE.lock() {
+            *last = Some(z.clone());
+        }
+        z
+    }
+
     pub(crate) fn new(size: usize) -> Self {
         const C: f64 = 3.0 / 8.0;
         // Same expression as ArviZ: `size - 2 * c + 1`.
