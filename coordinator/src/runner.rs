@@ -4,7 +4,7 @@
 //! files are written before its row says `done`, so a run killed at any point resumes where it
 //! was (run the same command again): finished chains are never run again, none is lost.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -210,17 +210,6 @@ fn job_builder(
     }))
 }
 
-/// Names of the files in `dir` (empty if it does not exist).
-fn file_names(dir: &Path) -> HashSet<String> {
-    std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The code versions that ran chains of a run resumed with `current`: the old manifest's list
 /// (or its single `code_version`, for manifests older than the list), plus `current` if it
 /// differs from the last.
@@ -415,12 +404,10 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     // killed writer left half-written: this process holds the directory's lock).
     rd.remove_partial_files()?;
     let mut pending = {
-        let chains = file_names(&opts.out.join("chains"));
+        let stored = rd.stored_traces();
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
-            // The trace is a chain's last file written (its summary is in its footer; an
-            // older directory's summary file was written before it).
-            let present = chains.contains(&format!("{id}.trace.parquet"));
+            let present = stored.contains(id.as_str());
             // A present file is adopted only if it is a complete Parquet file; a damaged chain
             // runs again, and says so.
             present

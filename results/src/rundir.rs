@@ -27,6 +27,7 @@
 //! Everything under `chains/` and `datasets/` is a deterministic function of the YAML: the same
 //! file gives byte-identical Parquet whatever the worker count, order or retries.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -42,6 +43,9 @@ pub use parquet::{
     write_parquet_with,
 };
 pub use timing::ChainTiming;
+
+/// A chain's trace file is `chains/<job>` followed by this.
+const TRACE_SUFFIX: &str = ".trace.parquet";
 
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]
@@ -223,7 +227,24 @@ impl RunDir {
     pub fn trace_path(&self, job_id: &str) -> PathBuf {
         self.root
             .join("chains")
-            .join(format!("{job_id}.trace.parquet"))
+            .join(format!("{job_id}{TRACE_SUFFIX}"))
+    }
+    /// The jobs whose trace is in `chains/`, from one listing of the directory (empty if it
+    /// does not exist): the chains [`RunDir::chain_done`] would say are stored, without a
+    /// `stat` per job. The trace is a chain's last file written (its summary is in its footer;
+    /// an older directory's summary file was written before it).
+    pub fn stored_traces(&self) -> HashSet<String> {
+        fs::read_dir(self.root.join("chains"))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| {
+                        let name = e.file_name().into_string().ok()?;
+                        name.strip_suffix(TRACE_SUFFIX).map(str::to_string)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
     /// `chains/<job>.summary.parquet`: where run directories written before the trace's footer
     /// held the summary keep it ([`RunDir::read_summary`] reads either).
@@ -566,6 +587,7 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(files, vec!["new.trace.parquet"]);
+        assert_eq!(rd.stored_traces(), HashSet::from(["new".to_string()]));
         assert_eq!(rd.read_summary("new").expect("summary"), out.summary);
         assert!(rd.chain_defect("new").is_none());
 

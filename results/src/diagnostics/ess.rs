@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::memory::{big_vec, big_vec_filled, par_map, recycle, threads_for};
+use super::memory::{add_into, big_vec, big_vec_filled, par_map, recycle, threads_for};
 use super::sums::{mean, var, var_about};
 
 /// `np.finfo(float).resolution`: ArviZ treats an array whose range is below this as constant.
@@ -187,10 +187,7 @@ impl AutocovPlan {
                 for h in handles {
                     // A panic in a worker is a bug in this module; re-raise it unchanged.
                     let part = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                    for (t, p) in total.iter_mut().zip(&part) {
-                        *t += p;
-                    }
-                    recycle(part);
+                    add_into(&mut total, part);
                 }
                 total
             })
@@ -280,14 +277,8 @@ impl AutocovPlan {
                 for h in handles {
                     // A panic in a worker is a bug in this module; re-raise it unchanged.
                     let (xa, xb) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                    for (t, x) in ta.iter_mut().zip(&xa) {
-                        *t += x;
-                    }
-                    for (t, x) in tb.iter_mut().zip(&xb) {
-                        *t += x;
-                    }
-                    recycle(xa);
-                    recycle(xb);
+                    add_into(&mut ta, xa);
+                    add_into(&mut tb, xb);
                 }
                 (ta, tb)
             })

@@ -71,8 +71,7 @@ pub(crate) fn recycle<T: Copy + Send + 'static>(v: Vec<T>) {
 
 /// Free the buffers the diagnostics keep between calls (see the pool, up to 512 MiB after
 /// diagnosing millions of draws, and the last Φ⁻¹ table, 4 bytes a draw); returns how many
-/// bytes were held. The next call on large
-/// draws allocates afresh.
+/// bytes were held. The next call on large draws allocates afresh.
 pub fn release_buffers() -> usize {
     let table = super::rank::forget_z_table();
     table
@@ -144,6 +143,15 @@ pub(crate) fn big_vec_overwritten<T: Copy + Default + Send + 'static>(n: usize) 
         n.saturating_mul(std::mem::size_of::<T>()),
     );
     v
+}
+
+/// Add `part` into `total` element by element (a thread's partial sums), then give `part`
+/// back to the pool.
+pub(crate) fn add_into(total: &mut [f64], part: Vec<f64>) {
+    for (t, p) in total.iter_mut().zip(&part) {
+        *t += p;
+    }
+    recycle(part);
 }
 
 /// `n` copies of `value` in a [`big_vec`].
