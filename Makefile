@@ -3,9 +3,11 @@
 #   make reproduce PROFILE=paper   every experiment at the papers' sizes (hours)
 #   make test                      the test suite (what CI runs)
 #   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, diagnostics)
-#   make nightly BASELINE=DIR      every quick profile into runs/nightly/<date>/, checked against DIR (issue 18)
-#   make false-alarms EXPERIMENTS=…  20 chain-seed pairs per experiment, checked --statistical --alpha 0.05 (issue 18 §4)
-#   make power [CASE=pattern]      each deliberate-bug switch in 20 chain seeds against a correct run (issue 18 §4)
+#   make nightly BASELINE=DIR      every quick profile into runs/nightly/<date>/, checked against DIR
+#   make false-alarms EXPERIMENTS=…  20 chain-seed pairs per experiment, checked --statistical --alpha 0.05
+#   make power [CASE=pattern]      each deliberate-bug switch in 20 chain seeds against a correct run
+#   make lint                      clippy, the import graph (no circles; proto <- worker <- coordinator -> results),
+#                                  and no test code in the shipped binary
 #   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
 
 PROFILE ?= quick
@@ -13,12 +15,14 @@ CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test test-slurm reproduce nightly false-alarms power bench arviz-venv fmt lint clean
+.PHONY: all build test test-slurm reproduce nightly false-alarms power bench arviz-venv fmt lint arch clean
 
 all: build
 
+# The shipped binary alone: no tests, no benches, no dev-dependencies (so none of their features,
+# such as causeway-papers/testing, reach it).
 build:
-	$(CARGO) build --release --locked --workspace --all-targets
+	$(CARGO) build --release --locked -p causeway-coordinator --bin causeway
 
 test:
 	$(CARGO) test --workspace --locked
@@ -44,15 +48,15 @@ false-alarms: build
 	CAUSEWAY=$(CAUSEWAY) bash bench/nightly/false_alarms.sh $(EXPERIMENTS)
 
 # How often the statistical check flags a deliberately broken kernel (bench/nightly/power.sh,
-# cases in bench/nightly/power_cases.txt). `build` compiles the binary with the `testing` feature
-# (--all-targets unifies the dev-dependencies' features), the only kind that reads CAUSEWAY_DEFECT.
+# cases in bench/nightly/power_cases.txt). It needs a binary with the `testing` feature, the only
+# kind that reads CAUSEWAY_DEFECT: built here in its own target directory, never in target/release.
 CASE ?= .
-power: build
-	CAUSEWAY=$(CAUSEWAY) bash bench/nightly/power.sh '$(CASE)'
+TESTING_CAUSEWAY := target/testing/release/causeway
+power:
+	$(CARGO) build --release --locked -p causeway-coordinator --bin causeway --features testing --target-dir target/testing
+	CAUSEWAY=$(TESTING_CAUSEWAY) bash bench/nightly/power.sh '$(CASE)'
 
-# --workspace (and --all-targets in build) everywhere: one package alone, or no dev-dependencies,
-# unifies features differently and rebuilds polars.
-# ArviZ side by side (issue 3): `make arviz-venv` once, then `make bench` prints the ratio.
+# ArviZ side by side: `make arviz-venv` once, then `make bench` prints the ratio.
 AZ_VENV ?= target/azvenv
 bench:
 	$(CARGO) bench --workspace --locked
@@ -65,8 +69,16 @@ arviz-venv:
 fmt:
 	$(CARGO) fmt --all
 
-lint:
+lint: arch
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+# No import circle between files or crates, the crates' arrows proto <- worker <- coordinator ->
+# results with nothing back, and no `testing` feature in the shipped binary's dependency graph.
+arch:
+	python3 tests/arch/imports.py
+	@if $(CARGO) tree --locked -p causeway-coordinator -e normal -f '{p} [{f}]' | grep -q 'causeway-papers.*testing'; then \
+		echo "the shipped binary would link causeway-papers/testing"; exit 1; \
+	else echo "shipped binary: no testing feature"; fi
 
 clean:
 	$(CARGO) clean

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Network scores of two discrete datasets computed with pgmpy 1.1.2: the fixture of
-`worker/papers/tests/hidden2025/scores_pgmpy.rs` (issue 16, "Correctness: Equations").
+`worker/papers/tests/hidden2025/scores_pgmpy.rs`.
 
 pgmpy version: 1.1.2 (PyPI; numpy 2.4.6, scipy 1.17.1, pandas 3.1.1 when generated).
 

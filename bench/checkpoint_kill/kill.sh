@@ -1,5 +1,5 @@
 #!/bin/bash
-# Work lost per kill -9 in the middle of a long chain (issue 13). For each trial: start
+# Work lost per kill -9 in the middle of a long chain. For each trial: start
 # `causeway run` on one dallaire2014 ring chain (ring_chain.yaml) with a checkpoint every CK
 # seconds, SIGKILL the coordinator (its in-process worker dies with it) after a seeded
 # uniform(8, 40) s, rerun the same command on the same directory, and read jobs.sqlite's

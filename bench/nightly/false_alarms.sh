@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# False-alarm rate of `causeway check --statistical` (issue 18 §4): for each experiment, PAIRS
+# False-alarm rate of `causeway check --statistical`: for each experiment, PAIRS
 # pairs of quick-profile runs that differ only in --chain-seed (pair i: seeds 2i-1 and 2i, so the
 # pairs are independent), each pair checked with --statistical --alpha ALPHA. Under a correct
 # check at most ~ALPHA·PAIRS pairs fail (at 0.05 and 20 pairs: P(X > 3) = 0.016). Prints one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nightly regression of every experiment's quick profile (issue 18 §5); `make nightly BASELINE=DIR`.
+# Nightly regression of every experiment's quick profile; `make nightly BASELINE=DIR`.
 #
 # Runs every experiments/<paper>/<name>.yaml at the quick profile into
 # runs/nightly/<UTC date>/<paper>/<name>, then checks each against BASELINE/<paper>/<name> (a

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Power of `causeway check --statistical` (issue 18 §4): for each case of CASES (an experiment
+# Power of `causeway check --statistical`: for each case of CASES (an experiment
 # and one of its paper's deliberate-bug switches), one correct quick run (chain seed BASE_SEED)
 # is the baseline, and SEEDS quick runs with the broken kernel (chain seeds 1..SEEDS, switched on
 # by CAUSEWAY_DEFECT) are each checked against it with --statistical --alpha ALPHA. A switch
 # should be flagged in at least 19 of 20. A run whose chains fail counts as flagged (the nightly
 # treats a failed run as a regression). Resumable: finished runs and checks are kept.
 #
-# The binary must be a `testing` build (`make power` builds one: `cargo build --release
-# --features causeway-papers/testing`); any other build ignores CAUSEWAY_DEFECT, and the script
-# stops at the first run that says so.
+# The binary must be a `testing` build (`make power` builds one, target/testing/release/causeway:
+# `cargo build --release -p causeway-coordinator --features testing --target-dir target/testing`);
+# any other build ignores CAUSEWAY_DEFECT, and the script stops at the first run that says so.
 #
 # Usage: bash bench/nightly/power.sh [FILTER]   (FILTER: a grep pattern over the case lines)
 # Environment: CAUSEWAY (default target/release/causeway), CASES (bench/nightly/power_cases.txt),

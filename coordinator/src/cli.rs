@@ -30,69 +30,73 @@ use crate::dispatch::{DEFAULT_CHECKPOINT_SECONDS, DispatchOptions};
 use crate::experiment::{self, ProfileName};
 use crate::runner::{self, RunOptions, Workers};
 use crate::security_args::SecurityArgs;
-use crate::store;
+use crate::status;
 
 #[derive(Parser, Debug)]
-#[command(name = "causeway", version = causeway_proto::wire::CODE_VERSION, about = "Reproduce Bayesian structure-learning papers at cluster scale")]
+#[command(name = "causeway", version = causeway_proto::CODE_VERSION, about = "Reproduce Bayesian structure-learning papers at cluster scale")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// `causeway run`'s arguments.
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The experiment YAML (e.g. experiments/wood2006/fig3.yaml).
+    file: PathBuf,
+    /// `quick` (minutes on 2 cores, same code) or `paper` (the paper's sizes).
+    #[arg(long, value_enum, default_value = "quick")]
+    profile: ProfileName,
+    /// Run directory [default: runs/<experiment name>]. A rerun on the same directory
+    /// resumes: chains already stored are not run again.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Number of local gRPC workers on 127.0.0.1 (≥ 1) [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    local_workers: Option<u64>,
+    /// Use these remote workers instead of local ones: host:port,host:port,...
+    #[arg(long, value_delimiter = ',')]
+    workers: Option<Vec<String>>,
+    /// Directory of real datasets [default: data_dir in the YAML, else ../../data from it].
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Attempts per chain (failed RPCs and lost leases; a deterministic model failure is
+    /// not retried) before it is marked failed (≥ 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    max_attempts: u32,
+    /// Seconds a running chain's stream may stay silent before the chain is taken back and
+    /// run elsewhere (workers send a heartbeat every second).
+    #[arg(long, default_value_t = 10.0)]
+    lease_timeout: f64,
+    /// Serve the Coordinator service on ADDR (e.g. 0.0.0.0:7000) so that workers can join
+    /// at any time with `causeway worker --coordinator URL`; the URL is written to
+    /// <out>/coordinator.url. Without --workers/--local-workers no local worker starts.
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    /// URL written to coordinator.url [default: http://<hostname>:<port> when --listen is
+    /// unspecified (0.0.0.0), else http://<listen address>].
+    #[arg(long, requires = "listen")]
+    advertise: Option<String>,
+    /// Seconds between two checkpoints of a running chain, the most work a lost chain
+    /// loses (0: not by time) [default: checkpoint_every.seconds in the YAML, else 60].
+    #[arg(long)]
+    checkpoint_every: Option<f64>,
+    /// Seed the chains' streams with N instead of the YAML's `seed` (or `chain_seed`); the
+    /// datasets keep theirs, so two runs that differ only here estimate the same quantities.
+    #[arg(long)]
+    chain_seed: Option<u64>,
+    /// Also save a checkpoint every N iterations (0: not by count) [default:
+    /// checkpoint_every.iterations in the YAML, else not by count].
+    #[arg(long)]
+    checkpoint_iterations: Option<u64>,
+    #[command(flatten)]
+    security: SecurityArgs,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run an experiment grid and build its tables.
-    Run {
-        /// The experiment YAML (e.g. experiments/wood2006/fig3.yaml).
-        file: PathBuf,
-        /// `quick` (minutes on 2 cores, same code) or `paper` (the paper's sizes).
-        #[arg(long, value_enum, default_value = "quick")]
-        profile: ProfileName,
-        /// Run directory [default: runs/<experiment name>]. A rerun on the same directory
-        /// resumes: chains already stored are not run again.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Number of local gRPC workers on 127.0.0.1 (≥ 1) [default: one per core].
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
-        local_workers: Option<u64>,
-        /// Use these remote workers instead of local ones: host:port,host:port,...
-        #[arg(long, value_delimiter = ',')]
-        workers: Option<Vec<String>>,
-        /// Directory of real datasets [default: data_dir in the YAML, else ../../data from it].
-        #[arg(long)]
-        data_dir: Option<PathBuf>,
-        /// Attempts per chain (failed RPCs and lost leases; a deterministic model failure is
-        /// not retried) before it is marked failed (≥ 1).
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-        max_attempts: u32,
-        /// Seconds a running chain's stream may stay silent before the chain is taken back and
-        /// run elsewhere (workers send a heartbeat every second).
-        #[arg(long, default_value_t = 10.0)]
-        lease_timeout: f64,
-        /// Serve the Coordinator service on ADDR (e.g. 0.0.0.0:7000) so that workers can join
-        /// at any time with `causeway worker --coordinator URL`; the URL is written to
-        /// <out>/coordinator.url. Without --workers/--local-workers no local worker starts.
-        #[arg(long)]
-        listen: Option<SocketAddr>,
-        /// URL written to coordinator.url [default: http://<hostname>:<port> when --listen is
-        /// unspecified (0.0.0.0), else http://<listen address>].
-        #[arg(long, requires = "listen")]
-        advertise: Option<String>,
-        /// Seconds between two checkpoints of a running chain, the most work a lost chain
-        /// loses (0: not by time) [default: checkpoint_every.seconds in the YAML, else 60].
-        #[arg(long)]
-        checkpoint_every: Option<f64>,
-        /// Seed the chains' streams with N instead of the YAML's `seed` (or `chain_seed`); the
-        /// datasets keep theirs, so two runs that differ only here estimate the same quantities.
-        #[arg(long)]
-        chain_seed: Option<u64>,
-        /// Also save a checkpoint every N iterations (0: not by count) [default:
-        /// checkpoint_every.iterations in the YAML, else not by count].
-        #[arg(long)]
-        checkpoint_iterations: Option<u64>,
-        #[command(flatten)]
-        security: SecurityArgs,
-    },
+    Run(RunArgs),
     /// Run a worker that serves chains over gRPC.
     Worker {
         /// Address to listen on, e.g. 0.0.0.0:7070 (port 0: any free port).
@@ -258,7 +262,7 @@ pub fn main() -> ExitCode {
 
 /// An error and its causes on one line, `a: b: c`, each cause once: most of our error types
 /// already print their cause in their own message (`path: cause`) and also expose it as their
-/// `source()`, so anyhow's `{:#}` printed it twice (issue 11, item 12). A cause whose text is
+/// `source()`, so anyhow's `{:#}` printed it twice. A cause whose text is
 /// already in the line is skipped.
 pub fn render_error(e: &anyhow::Error) -> String {
     let mut out = e.to_string();
@@ -282,7 +286,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// chain with it (the power runs of `check --statistical`) and the manifest records it; any other
 /// build ignores it (`None`).
 fn defect_switch() -> Option<String> {
-    use causeway_papers::registry::{DEFECT_ENV, DEFECT_SWITCHES, requested_defect};
+    use causeway_papers::model::{DEFECT_ENV, DEFECT_SWITCHES, requested_defect};
     let d = requested_defect()?;
     if DEFECT_SWITCHES {
         eprintln!(
@@ -292,7 +296,7 @@ fn defect_switch() -> Option<String> {
     } else {
         eprintln!(
             "warning: {DEFECT_ENV}={d} is ignored: this build has no deliberate-bug switches \
-             (build with --features causeway-papers/testing)"
+             (`make power` builds one: --features testing)"
         );
         None
     }
@@ -300,118 +304,7 @@ fn defect_switch() -> Option<String> {
 
 fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
-        Command::Run {
-            file,
-            profile,
-            out,
-            local_workers,
-            workers,
-            data_dir,
-            max_attempts,
-            lease_timeout,
-            listen,
-            advertise,
-            checkpoint_every,
-            checkpoint_iterations,
-            chain_seed,
-            security,
-        } => {
-            let security = security.load()?;
-            let plan = match experiment::load(&file, profile, data_dir.as_deref()) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(ExitCode::from(2));
-                }
-            };
-            let mut plan = match chain_seed {
-                Some(seed) => plan.with_chain_seed(seed),
-                None => plan,
-            };
-            plan.manifest.defect = defect_switch();
-            let out = out.unwrap_or_else(|| runner::default_out(&plan));
-            let workers = match (workers, local_workers) {
-                (Some(list), _) if !list.is_empty() => Workers::Remote(list),
-                (_, Some(n)) => Workers::Local(n as usize),
-                // --listen alone: wait for workers to register.
-                _ if listen.is_some() => Workers::Local(0),
-                _ => Workers::Local(runner::default_local_workers()),
-            };
-            let checkpoint_seconds = checkpoint_every
-                .or(plan.checkpoint_every.seconds)
-                .unwrap_or(DEFAULT_CHECKPOINT_SECONDS);
-            if !(checkpoint_seconds >= 0.0 && checkpoint_seconds.is_finite()) {
-                anyhow::bail!(
-                    "--checkpoint-every must be a number of seconds ≥ 0, not {checkpoint_seconds}"
-                );
-            }
-            let checkpoint_iterations = checkpoint_iterations.or(plan.checkpoint_every.iterations);
-            let opts = RunOptions {
-                dispatch: DispatchOptions {
-                    max_attempts,
-                    lease_timeout: seconds(lease_timeout, "--lease-timeout")?,
-                    checkpoint_seconds: (checkpoint_seconds > 0.0).then_some(checkpoint_seconds),
-                    checkpoint_iterations: checkpoint_iterations.filter(|&n| n > 0),
-                },
-                progress: true,
-                listen: listen.map(|addr| runner::Listen { addr, advertise }),
-                handle_signals: true,
-                security,
-                ..RunOptions::new(out, workers)
-            };
-            let n_jobs = plan.manifest.cells.len() as u64 * plan.replicates * plan.chains;
-            eprintln!(
-                "{}: {} cells × {} replicates × {} chains = {n_jobs} chains ({} profile) → {}",
-                plan.manifest.name,
-                plan.manifest.cells.len(),
-                plan.replicates,
-                plan.chains,
-                plan.profile.as_str(),
-                opts.out.display()
-            );
-            let summary = match plan.until {
-                Some((u, _)) => {
-                    eprintln!(
-                        "until: R-hat ≤ {}, ESS bulk ≥ {}, ESS tail ≥ {}; at most {} iterations × {} chains",
-                        u.rhat, u.ess_bulk, u.ess_tail, u.max_iterations, u.max_chains
-                    );
-                    runtime()?.block_on(crate::until::run_until(&plan, &opts))?
-                }
-                None => runtime()?.block_on(runner::run(&plan, &opts))?,
-            };
-            if summary.interrupted {
-                let done = summary.total - summary.failed.len();
-                eprintln!(
-                    "stopped: {done} of {} chains stored, the job table is committed. Run the same \
-                     command again to resume ({} chains left).",
-                    summary.total,
-                    summary.failed.len()
-                );
-                return Ok(ExitCode::from(130));
-            }
-            eprintln!(
-                "{} chains: {} run, {} already stored, {} failed, in {:.1} s. Tables: {}",
-                summary.total,
-                summary.ok,
-                summary.skipped,
-                summary.failed.len(),
-                summary.seconds,
-                summary.out.join("tables").display()
-            );
-            if !summary.failed.is_empty() {
-                eprintln!("failed chains (also in jobs.csv and jobs.sqlite):");
-                let shown = &summary.failed[..summary.failed.len().min(50)];
-                eprint!("{}", store::failure_table(shown));
-                if summary.failed.len() > shown.len() {
-                    eprintln!("  ... and {} more", summary.failed.len() - shown.len());
-                }
-            }
-            Ok(if summary.failed.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
-        }
+        Command::Run(args) => run_command(args),
         Command::Worker {
             listen,
             advertise,
@@ -471,12 +364,12 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             None => anyhow::bail!("causeway check: give --baseline or --against-paper"),
         },
         Command::Status { run_dir } => {
-            let s = store::status(&run_dir)?;
-            emit(&store::render_status(&s))?;
+            let s = status::status(&run_dir)?;
+            emit(&status::render_status(&s))?;
             // A convergence-driven run: its rounds (manifest.json's `until` record).
             let rd = causeway_results::rundir::RunDir::open(&run_dir);
             if let Some(u) = rd.read_manifest().ok().and_then(|m| m.until) {
-                emit(&crate::until::render_rounds(&u))?;
+                emit(&crate::converge::render_rounds(&u))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -553,6 +446,122 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             }
         },
     }
+}
+
+/// `causeway run`: load and check the plan (exit 2 on a bad file), run it (in rounds with
+/// `until:`), and report what was stored; exit 130 when stopped, 1 when a chain failed.
+fn run_command(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let RunArgs {
+        file,
+        profile,
+        out,
+        local_workers,
+        workers,
+        data_dir,
+        max_attempts,
+        lease_timeout,
+        listen,
+        advertise,
+        checkpoint_every,
+        checkpoint_iterations,
+        chain_seed,
+        security,
+    } = args;
+    let security = security.load()?;
+    let plan = match experiment::load(&file, profile, data_dir.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let mut plan = match chain_seed {
+        Some(seed) => plan.with_chain_seed(seed),
+        None => plan,
+    };
+    plan.manifest.defect = defect_switch();
+    let out = out.unwrap_or_else(|| runner::default_out(&plan));
+    let workers = match (workers, local_workers) {
+        (Some(list), _) if !list.is_empty() => Workers::Remote(list),
+        (_, Some(n)) => Workers::Local(n as usize),
+        // --listen alone: wait for workers to register.
+        _ if listen.is_some() => Workers::Local(0),
+        _ => Workers::Local(runner::default_local_workers()),
+    };
+    let checkpoint_seconds = checkpoint_every
+        .or(plan.checkpoint_every.seconds)
+        .unwrap_or(DEFAULT_CHECKPOINT_SECONDS);
+    if !(checkpoint_seconds >= 0.0 && checkpoint_seconds.is_finite()) {
+        anyhow::bail!(
+            "--checkpoint-every must be a number of seconds ≥ 0, not {checkpoint_seconds}"
+        );
+    }
+    let checkpoint_iterations = checkpoint_iterations.or(plan.checkpoint_every.iterations);
+    let opts = RunOptions {
+        dispatch: DispatchOptions {
+            max_attempts,
+            lease_timeout: seconds(lease_timeout, "--lease-timeout")?,
+            checkpoint_seconds: (checkpoint_seconds > 0.0).then_some(checkpoint_seconds),
+            checkpoint_iterations: checkpoint_iterations.filter(|&n| n > 0),
+        },
+        progress: true,
+        listen: listen.map(|addr| runner::Listen { addr, advertise }),
+        handle_signals: true,
+        security,
+        ..RunOptions::new(out, workers)
+    };
+    let n_jobs = plan.manifest.cells.len() as u64 * plan.replicates * plan.chains;
+    eprintln!(
+        "{}: {} cells × {} replicates × {} chains = {n_jobs} chains ({} profile) → {}",
+        plan.manifest.name,
+        plan.manifest.cells.len(),
+        plan.replicates,
+        plan.chains,
+        plan.profile.as_str(),
+        opts.out.display()
+    );
+    let summary = match plan.until {
+        Some((u, _)) => {
+            eprintln!(
+                "until: R-hat ≤ {}, ESS bulk ≥ {}, ESS tail ≥ {}; at most {} iterations × {} chains",
+                u.rhat, u.ess_bulk, u.ess_tail, u.max_iterations, u.max_chains
+            );
+            runtime()?.block_on(crate::converge::run_until(&plan, &opts))?
+        }
+        None => runtime()?.block_on(runner::run(&plan, &opts))?,
+    };
+    if summary.interrupted {
+        let done = summary.total - summary.failed.len();
+        eprintln!(
+            "stopped: {done} of {} chains stored, the job table is committed. Run the same \
+             command again to resume ({} chains left).",
+            summary.total,
+            summary.failed.len()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    eprintln!(
+        "{} chains: {} run, {} already stored, {} failed, in {:.1} s. Tables: {}",
+        summary.total,
+        summary.ok,
+        summary.skipped,
+        summary.failed.len(),
+        summary.seconds,
+        summary.out.join("tables").display()
+    );
+    if !summary.failed.is_empty() {
+        eprintln!("failed chains (also in jobs.csv and jobs.sqlite):");
+        let shown = &summary.failed[..summary.failed.len().min(50)];
+        eprint!("{}", status::failure_table(shown));
+        if summary.failed.len() > shown.len() {
+            eprintln!("  ... and {} more", summary.failed.len() - shown.len());
+        }
+    }
+    Ok(if summary.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// A positive, finite number of seconds from the command line.

@@ -16,7 +16,7 @@
 //! After `max_attempts` a job is reported failed with its last reason. A chain's result depends
 //! only on its seed, never on the worker, the order or the retries.
 //!
-//! Checkpoints (issue 13): a worker's checkpoint events carry the rows since its previous one;
+//! Checkpoints: a worker's checkpoint events carry the rows since its previous one;
 //! the slot task joins them to the rows it already holds (from the stored checkpoint it resumed
 //! from, if any), reports the whole checkpoint as [`Outcome::Checkpoint`] for the store, and
 //! keeps it, so a retry of the chain resumes there on any worker of the same code version.
@@ -28,9 +28,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use causeway_proto::PROTOCOL_VERSION;
-use causeway_proto::auth::{self, AuthedChannel, Security};
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, chain_event};
+use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
 
@@ -56,7 +56,7 @@ pub async fn connect(addr: &str) -> anyhow::Result<WorkerHandle> {
     connect_secure(addr, &Security::default()).await
 }
 
-/// [`connect`] with the token and TLS of `security` (see `causeway_proto::auth`).
+/// [`connect`] with the token and TLS of `security` (see `causeway_worker::auth`).
 pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<WorkerHandle> {
     let channel = auth::connect_authed(addr, security).await?;
     let mut client = WorkerClient::new(channel)
@@ -395,7 +395,7 @@ enum RpcError {
 }
 
 fn rpc_error(s: tonic::Status) -> RpcError {
-    if s.code() == tonic::Code::Unavailable && s.message() == causeway_proto::wire::DRAINING {
+    if s.code() == tonic::Code::Unavailable && s.message() == causeway_proto::DRAINING {
         RpcError::Draining
     } else {
         RpcError::Failed(format!("{}: {}", s.code(), s.message()))

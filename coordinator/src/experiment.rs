@@ -36,24 +36,25 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use causeway_papers::{DataContext, RunSpec, dataset_rng, registry, stable_hash};
-use causeway_proto::wire::CODE_VERSION;
+use causeway_papers::{DataContext, RunSpec, registry};
+use causeway_proto::CODE_VERSION;
 use causeway_results::check::Expected;
-use causeway_results::rundir::{CellRecord, Manifest};
+use causeway_results::rundir::Manifest;
 use serde::Deserialize;
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 pub use crate::positions::Positions;
 
 mod checks;
+mod grid;
 mod jobs;
-mod sbc;
-mod until;
-use causeway_results::until::Criterion;
-use checks::{check_name, check_report_and_monitor, checks, located, non_finite};
+mod sbc_block;
+mod until_block;
+use causeway_results::rundir::Criterion;
+use checks::{check_name, check_report_and_monitor, checks, non_finite};
 use jobs::expand_jobs;
-use sbc::SbcBlock;
-use until::{BurnIn, UntilBlock};
+use sbc_block::SbcBlock;
+use until_block::{BurnIn, UntilBlock};
 
 /// An experiment-file error, located in the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +83,7 @@ impl std::error::Error for ExperimentError {}
 pub enum ProfileName {
     Quick,
     Paper,
-    /// A file's optional convergence-driven profile (`profiles.until`, issue 13 §2).
+    /// A file's optional convergence-driven profile (`profiles.until`).
     Until,
 }
 
@@ -104,7 +105,7 @@ struct ExperimentFile {
     description: String,
     model: String,
     seed: u64,
-    /// The chains' streams' seed when it is not `seed` (issue 18): datasets keep `seed`.
+    /// The chains' streams' seed when it is not `seed`: datasets keep `seed`.
     #[serde(default)]
     chain_seed: Option<u64>,
     #[serde(default = "one")]
@@ -149,7 +150,7 @@ struct RunYaml {
 }
 
 /// `checkpoint_every: {seconds: S, iterations: N}`: when a running chain saves a checkpoint
-/// (issue 13). Either may be left out; 0 switches that rule off. Not part of the run's
+///. Either may be left out; 0 switches that rule off. Not part of the run's
 /// identity: it never changes a result.
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -281,7 +282,10 @@ pub fn load(
     plan_from_str(file, &text, profile, data_dir_override)
 }
 
-/// [`load`] on text already read (`file` names it in errors).
+/// [`load`] on text already read (`file` names it in errors). The stages, in the order their
+/// errors are reported: parse, resolve the profile and the run's counts, the `sbc:` and `until:`
+/// blocks, the grid's axes, its size, then every cell built and validated with its first
+/// dataset (`grid`), and last the report, monitors and checks.
 pub fn plan_from_str(
     file: &Path,
     text: &str,
@@ -289,263 +293,23 @@ pub fn plan_from_str(
     data_dir_override: Option<&Path>,
 ) -> Result<Plan, ExperimentError> {
     let pos = Positions::index(text);
-    let ef: ExperimentFile = serde_yaml::from_str(text).map_err(|e| {
-        let loc = e.location();
-        let message = strip_location(&e.to_string());
-        // serde_yaml places a duplicate key at the start of its mapping: point at the key.
-        if let Some((path, line, column)) = pos.duplicate_key()
-            && message.contains("duplicate")
-        {
-            return ExperimentError {
-                file: file.to_path_buf(),
-                line: Some(line),
-                column: Some(column),
-                message: format!("duplicate key `{path}`: each key may appear once in its mapping"),
-            };
-        }
-        ExperimentError {
-            file: file.to_path_buf(),
-            line: loc.as_ref().map(|l| l.line()),
-            column: loc.as_ref().map(|l| l.column()),
-            message,
-        }
-    })?;
+    let ef = parse(file, text, &pos)?;
     let ctx = Ctx { file, pos: &pos };
     let model = registry::model(&ef.model).map_err(|e| ctx.err_at("model", e.message))?;
     check_name(&ctx, &ef.name)?;
-    let prof = match profile {
-        ProfileName::Quick => &ef.profiles.quick,
-        ProfileName::Paper => &ef.profiles.paper,
-        ProfileName::Until => ef.profiles.until.as_ref().ok_or_else(|| {
-            ctx.err_at(
-                "profiles",
-                "profile `until` is not defined in this file: allowed values are quick, paper",
-            )
-        })?,
-    };
+    let prof = select_profile(&ctx, &ef, profile)?;
     let pp = format!("profiles.{}", profile.as_str());
-
-    // Merge the profile over the base.
-    let chains = prof.chains.unwrap_or(ef.chains);
-    let replicates = prof.replicates.unwrap_or(ef.replicates);
-    let mut run_yaml = ef.run.clone();
-    if let Some(r) = &prof.run {
-        run_yaml.iterations = r.iterations.unwrap_or(run_yaml.iterations);
-        run_yaml.burn_in = r.burn_in.unwrap_or(run_yaml.burn_in);
-        run_yaml.thin = r.thin.unwrap_or(run_yaml.thin);
-    }
-    let count_path = |key: &str| {
-        if pos.get(&format!("{pp}.{key}")).is_some() {
-            format!("{pp}.{key}")
-        } else {
-            key.to_string()
-        }
-    };
-    let run = RunSpec {
-        iterations: run_yaml.iterations,
-        burn_in: run_yaml
-            .burn_in
-            .of(run_yaml.iterations)
-            .map_err(|e| ctx.err_at(&count_path("run.burn_in"), e))?,
-        thin: run_yaml.thin,
-    };
-    if chains == 0 {
-        return Err(ctx.err_at(&count_path("chains"), "chains must be at least 1"));
-    }
-    if replicates == 0 {
-        return Err(ctx.err_at(&count_path("replicates"), "replicates must be at least 1"));
-    }
-    if run.iterations == 0 {
-        return Err(ctx.err_at(
-            &count_path("run.iterations"),
-            "run.iterations must be at least 1",
-        ));
-    }
-    if run.thin == 0 {
-        return Err(ctx.err_at(&count_path("run.thin"), "run.thin must be at least 1"));
-    }
-    let checkpoint_every = ef.checkpoint_every.unwrap_or_default();
-    if let Some(sec) = checkpoint_every.seconds
-        && !(sec >= 0.0 && sec.is_finite())
-    {
-        return Err(ctx.err_at(
-            "checkpoint_every.seconds",
-            format!("checkpoint_every.seconds must be a number of seconds ≥ 0 (0: not by time), not {sec}"),
-        ));
-    }
-    if run.iterations / run.thin > MAX_TRACE_ROWS {
-        return Err(ctx.err_at(
-            &count_path("run.iterations"),
-            format!(
-                "run.iterations / run.thin = {} trace rows per chain is more than {MAX_TRACE_ROWS}: \
-                 raise run.thin",
-                run.iterations / run.thin
-            ),
-        ));
-    }
-    if run.burn_in >= run.iterations {
-        return Err(ctx.err_at(
-            &count_path("run.burn_in"),
-            format!(
-                "run.burn_in ({}) must be smaller than run.iterations ({})",
-                run.burn_in, run.iterations
-            ),
-        ));
-    }
-    let sbc = sbc::resolve(&ctx, &ef, prof, &pp, &run, chains)?;
-    sbc::check_report(&ctx, &ef.report, sbc.is_some())?;
-    let replicates = sbc.map_or(replicates, |s| s.simulations);
-    let until = until::resolve(&ctx, &ef, prof, &pp, &run, chains, sbc.is_some())?;
+    let counts = resolve_counts(&ctx, &ef, prof, &pp)?;
+    let run = counts.run;
+    let sbc = sbc_block::resolve(&ctx, &ef, prof, &pp, &run, counts.chains)?;
+    sbc_block::check_report(&ctx, &ef.report, sbc.is_some())?;
+    let replicates = sbc.map_or(counts.replicates, |s| s.simulations);
+    let until = until_block::resolve(&ctx, &ef, prof, &pp, &run, counts.chains, sbc.is_some())?;
     // A convergence-driven run lists every chain a group may run (up to `max_chains`).
-    let job_chains = until.map_or(chains, |u| u.max_chains);
-    let mut params = Value::Mapping(ef.params.clone());
-    let mut dataset = Value::Mapping(ef.dataset.clone());
-    let mut origins: HashMap<String, String> = HashMap::new();
-    if let Some(p) = &prof.params {
-        for (k, v) in p {
-            let key = key_str(k);
-            set_path(&mut params, std::slice::from_ref(&key), v.clone());
-            origins.insert(format!("params.{key}"), format!("{pp}.params.{key}"));
-        }
-    }
-    if let Some(d) = &prof.dataset {
-        for (k, v) in d {
-            let key = key_str(k);
-            set_path(&mut dataset, std::slice::from_ref(&key), v.clone());
-            origins.insert(format!("dataset.{key}"), format!("{pp}.dataset.{key}"));
-        }
-    }
-    // Axes: (cell path, yaml path prefix, values).
-    let mut product: Vec<(String, String, Vec<Value>)> = Vec::new();
-    let mut product_index: HashMap<String, usize> = HashMap::new();
-    let mut add_product = |axes: &Mapping, prefix: &str| -> Result<(), ExperimentError> {
-        for (k, v) in axes {
-            let key = key_str(k);
-            let ypath = format!("{prefix}.product.{key}");
-            check_axis_key(&ctx, &key, &ypath)?;
-            let vals = axis_values(&ctx, v, &ypath)?;
-            // A repeated value would make two identical cells (the same seeds, the same chains).
-            for (j, b) in vals.iter().enumerate() {
-                if let Some(i) = vals[..j].iter().position(|a| a == b) {
-                    return Err(ctx.err_at(
-                        &format!("{ypath}[{j}]"),
-                        format!(
-                            "duplicate grid value {} (also at position {i}): it would make two \
-                             identical cells",
-                            key_str(b)
-                        ),
-                    ));
-                }
-            }
-            match product_index.get(&key) {
-                Some(&i) => product[i] = (key.clone(), ypath, vals),
-                None => {
-                    product_index.insert(key.clone(), product.len());
-                    product.push((key, ypath, vals));
-                }
-            }
-        }
-        Ok(())
-    };
-    add_product(&ef.grid.product, "grid")?;
-    let mut zip_src = (&ef.grid.zip, "grid".to_string());
-    if let Some(g) = &prof.grid {
-        add_product(&g.product, &format!("{pp}.grid"))?;
-        if !g.zip.is_empty() {
-            zip_src = (&g.zip, format!("{pp}.grid"));
-        }
-    }
-    let mut zips: Vec<Vec<(String, String, Vec<Value>)>> = Vec::new();
-    for (gi, group) in zip_src.0.iter().enumerate() {
-        let mut axes = Vec::new();
-        let mut len = None;
-        for (k, v) in group {
-            let key = key_str(k);
-            let ypath = format!("{}.zip[{gi}].{key}", zip_src.1);
-            check_axis_key(&ctx, &key, &ypath)?;
-            let vals = axis_values(&ctx, v, &ypath)?;
-            if let Some(l) = len
-                && l != vals.len()
-            {
-                return Err(ctx.err_at(
-                    &ypath,
-                    format!("zip axes must have equal lengths: {key} has {} values, the group's first axis {l}", vals.len()),
-                ));
-            }
-            len = Some(vals.len());
-            axes.push((key, ypath, vals));
-        }
-        // Within a zip group the tuples must differ (one axis may repeat a value).
-        let n = len.unwrap_or(0);
-        for j in 0..n {
-            if let Some(i) = (0..j).find(|&i| axes.iter().all(|a| a.2[i] == a.2[j])) {
-                return Err(ctx.err_at(
-                    &format!("{}[{j}]", axes[0].1),
-                    format!(
-                        "zip entry {j} repeats entry {i} on every axis: it would make two \
-                         identical cells"
-                    ),
-                ));
-            }
-        }
-        if !axes.is_empty() {
-            zips.push(axes);
-        }
-    }
-
-    // An axis belongs to one place: the product, or one zip group.
-    let mut zip_keys: HashMap<&str, &str> = HashMap::new();
-    for (key, ypath, _) in zips.iter().flatten() {
-        if product_index.contains_key(key) {
-            return Err(ctx.err_at(
-                ypath,
-                format!("{key} is an axis of both product and zip: list it in one of them"),
-            ));
-        }
-        if let Some(other) = zip_keys.insert(key, ypath) {
-            return Err(ctx.err_at(
-                ypath,
-                format!("{key} is an axis of two zip groups (also at {other}): list it once"),
-            ));
-        }
-    }
-
-    // Expand: product axes (file order, first outermost), then zip groups.
-    let mut dims: Vec<usize> = product.iter().map(|a| a.2.len()).collect();
-    dims.extend(zips.iter().map(|g| g[0].2.len()));
-    let n_cells = dims
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .filter(|&n| n <= MAX_CELLS)
-        .ok_or_else(|| ctx.err_at("grid", format!("the grid has more than {MAX_CELLS} cells")))?;
-    let n_chains = (n_cells as u64)
-        .checked_mul(replicates)
-        .and_then(|n| n.checked_mul(job_chains))
-        .filter(|&n| n <= MAX_CHAINS);
-    if n_chains.is_none() {
-        // Point at the largest factor the file writes (a missing `replicates:` used to send
-        // the error to line 1): the grid, or the `replicates:` or `chains:` line.
-        let written = |path: &str| pos.get(path).is_some();
-        let mut factors: Vec<(u64, String)> = vec![(n_cells as u64, "grid".to_string())];
-        for (n, key) in [(replicates, "replicates"), (job_chains, "chains")] {
-            let path = count_path(key);
-            if written(&path) {
-                factors.push((n, path));
-            }
-        }
-        factors.retain(|(_, p)| written(p));
-        let at = factors
-            .iter()
-            .max_by_key(|(n, _)| *n)
-            .map_or_else(|| "grid".to_string(), |(_, p)| p.clone());
-        return Err(ctx.err_at(
-            &at,
-            format!(
-                "{n_cells} cells × {replicates} replicates × {job_chains} chains is more than \
-                 {MAX_CHAINS} chains in all"
-            ),
-        ));
-    }
+    let job_chains = until.map_or(counts.chains, |u| u.max_chains);
+    let base = profile_overrides(&ef, prof, &pp);
+    let axes = grid::axes(&ctx, &ef, prof, &pp)?;
+    let n_cells = grid::count_cells(&ctx, &axes, replicates, job_chains, &pp)?;
     let data_dir = match data_dir_override {
         Some(d) => d.to_path_buf(),
         None => {
@@ -553,106 +317,17 @@ pub fn plan_from_str(
             file.parent().unwrap_or(Path::new(".")).join(rel)
         }
     };
-    let data_ctx = DataContext {
-        data_dir: data_dir.clone(),
+    let expansion = grid::Expansion {
+        ef: &ef,
+        model,
+        axes: &axes,
+        sbc,
+        run,
+        data_ctx: DataContext {
+            data_dir: data_dir.clone(),
+        },
     };
-    let mut first_replicates: HashMap<u64, causeway_papers::Dataset> = HashMap::new();
-    let mut cells = Vec::with_capacity(n_cells);
-    let base = (params, dataset);
-    for index in 0..n_cells {
-        // mixed-radix digits, last axis fastest
-        let mut rem = index;
-        let mut digits = vec![0usize; dims.len()];
-        for d in (0..dims.len()).rev() {
-            digits[d] = rem % dims[d];
-            rem /= dims[d];
-        }
-        let (mut params, mut dataset) = base.clone();
-        let mut cell_origins = origins.clone();
-        let mut axes_json = serde_json::Map::new();
-        let mut assign =
-            |key: &str, ypath: &str, val: &Value, i: usize| -> Result<(), ExperimentError> {
-                let parts: Vec<String> = key.split('.').map(str::to_string).collect();
-                let target = if parts[0] == "params" {
-                    &mut params
-                } else {
-                    &mut dataset
-                };
-                set_path(target, &parts[1..], val.clone());
-                cell_origins.insert(key.to_string(), format!("{ypath}[{i}]"));
-                axes_json.insert(
-                    key.to_string(),
-                    to_json(&ctx, val, &format!("{ypath}[{i}]"))?,
-                );
-                Ok(())
-            };
-        for (d, (key, ypath, vals)) in product.iter().enumerate() {
-            assign(key, ypath, &vals[digits[d]], digits[d])?;
-        }
-        for (g, group) in zips.iter().enumerate() {
-            let i = digits[product.len() + g];
-            for (key, ypath, vals) in group {
-                assign(key, ypath, &vals[i], i)?;
-            }
-        }
-        let mut params_json = to_json(&ctx, &params, "params")?;
-        let dataset_json = to_json(&ctx, &dataset, "dataset")?;
-        if let Err(e) = model.validate(&params_json, &dataset_json) {
-            return Err(located(&ctx, &cell_origins, e, &axes_json));
-        }
-        // An SBC cell's data are drawn from its params' prior: its datasets are its own.
-        let dkey = stable_hash(
-            match sbc {
-                None => serde_json::json!({"model": ef.model, "dataset": dataset_json}),
-                Some(_) => serde_json::json!({"model": ef.model, "params": params_json,
-                                              "dataset": dataset_json}),
-            }
-            .to_string()
-            .as_bytes(),
-        );
-        let own_params = params_json.clone(); // the model's own keys, without `sbc`
-        if let Some(s) = sbc {
-            sbc::mark_cell(&mut params_json, s);
-        }
-        let key = stable_hash(
-            serde_json::json!({"model": ef.model, "params": params_json, "dataset": dataset_json})
-                .to_string()
-                .as_bytes(),
-        );
-        // Every dataset is built (files read, synthetic data drawn) once, here, so a missing
-        // or malformed file, or params that do not fit the data, stop the run before any chain.
-        if let std::collections::hash_map::Entry::Vacant(slot) = first_replicates.entry(dkey) {
-            let mut rng = dataset_rng(ef.seed, dkey, 0);
-            match causeway_papers::sbc::build_dataset(
-                model,
-                &params_json,
-                &dataset_json,
-                &data_ctx,
-                &mut rng,
-            ) {
-                Ok(d) => {
-                    slot.insert(d);
-                }
-                Err(e) => return Err(located(&ctx, &cell_origins, e, &axes_json)),
-            }
-        }
-        if let Some(data) = first_replicates.get(&dkey)
-            && let Err(e) = model.check_cell(&own_params, data)
-        {
-            return Err(located(&ctx, &cell_origins, e, &axes_json));
-        }
-        cells.push(CellRecord {
-            index,
-            key,
-            model: ef.model.clone(),
-            params: params_json,
-            dataset: dataset_json,
-            run,
-            axes: axes_json,
-            dataset_key: dkey,
-            dataset_id: format!("d{dkey:016x}"),
-        });
-    }
+    let cells = grid::expand(&ctx, &expansion, n_cells, base)?;
     check_report_and_monitor(&ctx, &ef, model)?;
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
@@ -663,20 +338,20 @@ pub fn plan_from_str(
         job_chains,
     );
     let mut report = ef.report;
-    if sbc.is_some() && !report.iter().any(|r| r == sbc::REPORT) {
-        report.push(sbc::REPORT.to_string());
+    if sbc.is_some() && !report.iter().any(|r| r == sbc_block::REPORT) {
+        report.push(sbc_block::REPORT.to_string());
     }
     Ok(Plan {
         file: file.to_path_buf(),
         text: text.to_string(),
         profile,
         model: ef.model,
-        chains,
+        chains: counts.chains,
         replicates,
         data_dir,
         checks,
-        checkpoint_every,
-        until: until.map(|u| (u, run_yaml.burn_in.fraction())),
+        checkpoint_every: counts.checkpoint_every,
+        until: until.map(|u| (u, counts.burn_in.fraction())),
         manifest: Manifest {
             name: ef.name,
             description: ef.description,
@@ -697,32 +372,176 @@ pub fn plan_from_str(
     })
 }
 
-fn check_axis_key(ctx: &Ctx<'_>, key: &str, ypath: &str) -> Result<(), ExperimentError> {
-    let ok = (key.starts_with("params.") || key.starts_with("dataset."))
-        && !key.ends_with('.')
-        && !key.contains("..");
-    if ok {
-        Ok(())
-    } else {
-        Err(ctx.err_at(
-            ypath,
-            format!("grid axis {key:?} must be a path into the cell: allowed prefixes are `params.` and `dataset.`"),
-        ))
+/// The YAML as [`ExperimentFile`], or an error at the line and column the parser gives (a
+/// duplicate key at the key itself).
+fn parse(file: &Path, text: &str, pos: &Positions) -> Result<ExperimentFile, ExperimentError> {
+    yaml_serde::from_str(text).map_err(|e| {
+        let loc = e.location();
+        let message = strip_location(&e.to_string());
+        // yaml_serde places a duplicate key at the start of its mapping: point at the key.
+        if let Some((path, line, column)) = pos.duplicate_key()
+            && message.contains("duplicate")
+        {
+            return ExperimentError {
+                file: file.to_path_buf(),
+                line: Some(line),
+                column: Some(column),
+                message: format!("duplicate key `{path}`: each key may appear once in its mapping"),
+            };
+        }
+        ExperimentError {
+            file: file.to_path_buf(),
+            line: loc.as_ref().map(|l| l.line()),
+            column: loc.as_ref().map(|l| l.column()),
+            message,
+        }
+    })
+}
+
+/// The profile `profile` of the file (`until` must be written to be chosen).
+fn select_profile<'f>(
+    ctx: &Ctx<'_>,
+    ef: &'f ExperimentFile,
+    profile: ProfileName,
+) -> Result<&'f Profile, ExperimentError> {
+    match profile {
+        ProfileName::Quick => Ok(&ef.profiles.quick),
+        ProfileName::Paper => Ok(&ef.profiles.paper),
+        ProfileName::Until => ef.profiles.until.as_ref().ok_or_else(|| {
+            ctx.err_at(
+                "profiles",
+                "profile `until` is not defined in this file: allowed values are quick, paper",
+            )
+        }),
     }
 }
 
-fn axis_values(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<Vec<Value>, ExperimentError> {
-    match v {
-        Value::Sequence(s) if !s.is_empty() => Ok(s.clone()),
-        Value::Sequence(_) => Err(ctx.err_at(ypath, "a grid axis needs at least one value")),
-        _ => Err(ctx.err_at(ypath, "a grid axis must be a list of values")),
+/// The YAML path of a count the profile `pp` may override (`chains`, `run.thin`, ...): the
+/// profile's own line where it writes one, else the base's.
+fn count_path(pos: &Positions, pp: &str, key: &str) -> String {
+    if pos.get(&format!("{pp}.{key}")).is_some() {
+        format!("{pp}.{key}")
+    } else {
+        key.to_string()
     }
+}
+
+/// The run's counts with the profile merged over the base, each checked.
+struct Counts {
+    chains: u64,
+    replicates: u64,
+    /// `run.burn_in` as written (a count or a fraction of the iterations).
+    burn_in: BurnIn,
+    run: RunSpec,
+    checkpoint_every: CheckpointEvery,
+}
+
+/// [`Counts`] of profile `prof` (path `pp`). Errors: a count of 0, a burn-in not below the
+/// iterations, more than [`MAX_TRACE_ROWS`] rows a chain, a negative or non-finite
+/// `checkpoint_every.seconds`.
+fn resolve_counts(
+    ctx: &Ctx<'_>,
+    ef: &ExperimentFile,
+    prof: &Profile,
+    pp: &str,
+) -> Result<Counts, ExperimentError> {
+    let chains = prof.chains.unwrap_or(ef.chains);
+    let replicates = prof.replicates.unwrap_or(ef.replicates);
+    let mut run_yaml = ef.run.clone();
+    if let Some(r) = &prof.run {
+        run_yaml.iterations = r.iterations.unwrap_or(run_yaml.iterations);
+        run_yaml.burn_in = r.burn_in.unwrap_or(run_yaml.burn_in);
+        run_yaml.thin = r.thin.unwrap_or(run_yaml.thin);
+    }
+    let at = |key: &str| count_path(ctx.pos, pp, key);
+    let run = RunSpec {
+        iterations: run_yaml.iterations,
+        burn_in: run_yaml
+            .burn_in
+            .of(run_yaml.iterations)
+            .map_err(|e| ctx.err_at(&at("run.burn_in"), e))?,
+        thin: run_yaml.thin,
+    };
+    if chains == 0 {
+        return Err(ctx.err_at(&at("chains"), "chains must be at least 1"));
+    }
+    if replicates == 0 {
+        return Err(ctx.err_at(&at("replicates"), "replicates must be at least 1"));
+    }
+    if run.iterations == 0 {
+        return Err(ctx.err_at(&at("run.iterations"), "run.iterations must be at least 1"));
+    }
+    if run.thin == 0 {
+        return Err(ctx.err_at(&at("run.thin"), "run.thin must be at least 1"));
+    }
+    let checkpoint_every = ef.checkpoint_every.unwrap_or_default();
+    if let Some(sec) = checkpoint_every.seconds
+        && !(sec >= 0.0 && sec.is_finite())
+    {
+        return Err(ctx.err_at(
+            "checkpoint_every.seconds",
+            format!("checkpoint_every.seconds must be a number of seconds ≥ 0 (0: not by time), not {sec}"),
+        ));
+    }
+    if run.iterations / run.thin > MAX_TRACE_ROWS {
+        return Err(ctx.err_at(
+            &at("run.iterations"),
+            format!(
+                "run.iterations / run.thin = {} trace rows per chain is more than {MAX_TRACE_ROWS}: \
+                 raise run.thin",
+                run.iterations / run.thin
+            ),
+        ));
+    }
+    if run.burn_in >= run.iterations {
+        return Err(ctx.err_at(
+            &at("run.burn_in"),
+            format!(
+                "run.burn_in ({}) must be smaller than run.iterations ({})",
+                run.burn_in, run.iterations
+            ),
+        ));
+    }
+    Ok(Counts {
+        chains,
+        replicates,
+        burn_in: run_yaml.burn_in,
+        run,
+        checkpoint_every,
+    })
+}
+
+/// The base `params` and `dataset` with the profile's keys set over them, and for every key the
+/// profile sets, the YAML path it came from (errors point there).
+fn profile_overrides(
+    ef: &ExperimentFile,
+    prof: &Profile,
+    pp: &str,
+) -> (Value, Value, HashMap<String, String>) {
+    let mut params = Value::Mapping(ef.params.clone());
+    let mut dataset = Value::Mapping(ef.dataset.clone());
+    let mut origins: HashMap<String, String> = HashMap::new();
+    if let Some(p) = &prof.params {
+        for (k, v) in p {
+            let key = key_str(k);
+            set_path(&mut params, std::slice::from_ref(&key), v.clone());
+            origins.insert(format!("params.{key}"), format!("{pp}.params.{key}"));
+        }
+    }
+    if let Some(d) = &prof.dataset {
+        for (k, v) in d {
+            let key = key_str(k);
+            set_path(&mut dataset, std::slice::from_ref(&key), v.clone());
+            origins.insert(format!("dataset.{key}"), format!("{pp}.dataset.{key}"));
+        }
+    }
+    (params, dataset, origins)
 }
 
 fn key_str(k: &Value) -> String {
     match k {
         Value::String(s) => s.clone(),
-        other => serde_yaml::to_string(other)
+        other => yaml_serde::to_string(other)
             .map(|s| s.trim().to_string())
             .unwrap_or_default(),
     }

@@ -6,15 +6,16 @@
 //! `causeway` binary ([`cli`]) is a thin layer over these.
 
 pub mod cli;
+pub mod converge;
 pub mod dispatch;
 pub mod eta;
 pub mod experiment;
 pub mod kl;
 pub mod membership;
 pub mod positions;
+pub mod round;
 pub mod runner;
 pub mod score;
 pub mod security_args;
 pub mod status;
 pub mod store;
-pub mod until;

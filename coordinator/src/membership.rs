@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use causeway_proto::PROTOCOL_VERSION;
-use causeway_proto::auth::{self, Security};
 use causeway_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use causeway_proto::v1::{RegisterReply, RegisterRequest};
+use causeway_worker::auth::{self, Security};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status};
 
@@ -212,7 +212,7 @@ pub fn coordinator_url(bound: SocketAddr, advertise: Option<&str>) -> String {
         Some(a) => format!("http://{a}"),
         None if bound.ip().is_unspecified() => format!(
             "http://{}:{}",
-            causeway_proto::node::hostname(),
+            causeway_worker::process::hostname(),
             bound.port()
         ),
         None => format!("http://{bound}"),

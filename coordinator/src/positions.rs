@@ -110,7 +110,7 @@ impl MarkedEventReceiver for Indexer {
 }
 
 impl Positions {
-    /// Index `text`. A document the scanner rejects gives an empty index (serde_yaml reports
+    /// Index `text`. A document the scanner rejects gives an empty index (yaml_serde reports
     /// the syntax error with its location).
     pub fn index(text: &str) -> Self {
         let mut ix = Indexer::default();

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use causeway_papers::{DataContext, Model, dataset_rng, registry};
-use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{ChainCheckpoint, Job, Seed};
-use causeway_proto::wire::{CODE_VERSION, chain_output_from_result, matrix_to_wire};
+use causeway_proto::{CODE_VERSION, PROTOCOL_VERSION};
 use causeway_results::rundir::{ChainTiming, JobRecord, Manifest, RunDir};
 use causeway_worker::WorkerService;
+use causeway_worker::wire::{chain_output_from_result, matrix_to_wire};
 use indicatif::{ProgressBar, ProgressStyle};
 use prost::Message;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -25,8 +25,8 @@ use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WorkerHandle};
 use crate::eta::CostEstimate;
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
+use crate::round::Round;
 use crate::store::{self, Event, JobState, JobStatus, JobStore};
-use crate::until::Round;
 
 /// Where chains run.
 #[derive(Debug, Clone)]
@@ -81,7 +81,7 @@ pub struct RunOptions {
     pub stop: Option<watch::Receiver<bool>>,
     /// Token and TLS for remote and registered workers and for the `--listen` service
     /// (`Security::default()`: local mode, loopback only). Local workers never need it.
-    pub security: causeway_proto::auth::Security,
+    pub security: causeway_worker::auth::Security,
     /// A round of a convergence-driven run ([`crate::until`]): which chains run, to how many
     /// iterations, and from which end states. `None`: every chain, to `run.iterations`.
     pub round: Option<Arc<Round>>,
@@ -327,7 +327,7 @@ pub fn lock_run_dir(out: &Path) -> anyhow::Result<std::fs::File> {
         f,
         "PID {} on host {}",
         std::process::id(),
-        causeway_proto::node::hostname()
+        causeway_worker::process::hostname()
     )?;
     f.flush()?;
     Ok(f)
@@ -400,8 +400,141 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let build = job_builder(plan, jobs.clone(), &shipped, round.clone())?;
     drop(shipped);
 
-    // The job table, reconciled with the result files already on disk (after removing what a
-    // killed writer left half-written: this process holds the directory's lock).
+    let (pending, checkpoints) = reconcile(&mut table, &rd, &jobs, round.as_deref())?;
+    let skipped = jobs.len() - pending.len();
+    let n_pending = pending.len();
+    let writer = table.into_writer();
+
+    // Stop: SIGTERM / Ctrl-C (CLI) or the caller's flag.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let stop_tx = Arc::new(stop_tx);
+    if opts.handle_signals {
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            causeway_worker::process::termination_signal().await;
+            let _ = stop_tx.send(true);
+        });
+    }
+    if let Some(mut external) = opts.stop.clone() {
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            while external.changed().await.is_ok() {
+                if *external.borrow() {
+                    let _ = stop_tx.send(true);
+                    return;
+                }
+            }
+        });
+    }
+
+    let Connected {
+        workers_rx,
+        n_static,
+        coordinator,
+        stops,
+    } = connect_workers(opts, n_pending).await?;
+
+    let bar = if opts.progress {
+        ProgressBar::new(jobs.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} chains  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_position(skipped as u64);
+    // Time left from the chains' own costs, per cell (see `crate::eta`).
+    let eta = CostEstimate::new(
+        plan.manifest.cells.len(),
+        pending.iter().map(|&i| jobs[i].cell),
+    );
+    let slots = n_static.max(1);
+
+    let setup_seconds = start.elapsed().as_secs_f64();
+    let (tx, rx) = mpsc::channel::<Outcome>(256);
+    let dispatcher = tokio::spawn(dispatch::dispatch(
+        workers_rx,
+        pending,
+        jobs.len(),
+        build,
+        opts.dispatch,
+        checkpoints,
+        stop_rx.clone(),
+        tx,
+    ));
+    let ok = store_results(
+        rx,
+        &writer,
+        &rd,
+        &jobs,
+        round.as_ref(),
+        &bar,
+        Eta {
+            estimate: eta,
+            slots,
+        },
+    )
+    .await;
+    let _ = dispatcher.await;
+    let interrupted = *stop_rx.borrow();
+    bar.finish_and_clear();
+    let table = writer.finish()?;
+    if interrupted {
+        table.release_running()?;
+    }
+    let statuses = table.statuses()?;
+    drop(table);
+    write_jobs_csv(&rd, &statuses)?;
+    if let Some((svc, server_stop)) = coordinator {
+        if !interrupted {
+            svc.finish();
+            svc.linger(Duration::from_secs(3)).await;
+        }
+        let _ = server_stop.send(());
+    }
+    for s in stops {
+        let _ = s.send(());
+    }
+    // A convergence-driven run's chains not yet called for are pending, not failed.
+    let failed: Vec<JobStatus> = statuses
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| s.state != JobState::Done && round.as_ref().is_none_or(|r| r.active(*i)))
+        .map(|(_, s)| s)
+        .collect();
+    if opts.report
+        && !interrupted
+        && let Err(e) = causeway_results::report::build(&rd)
+    {
+        if failed.is_empty() {
+            return Err(e).context("building tables");
+        }
+        tracing::warn!("building tables with failed chains: {e:#}");
+    }
+    Ok(RunSummary {
+        out: opts.out.clone(),
+        total: jobs.len(),
+        skipped,
+        ok,
+        failed,
+        interrupted,
+        setup_seconds,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The job table reconciled with the result files already on disk (after removing what a
+/// killed writer left half-written: the caller holds the directory's lock): the chains still to
+/// run (of this round's, in a convergence-driven run), and the checkpoints they resume from.
+fn reconcile(
+    table: &mut JobStore,
+    rd: &RunDir,
+    jobs: &[JobRecord],
+    round: Option<&Round>,
+) -> anyhow::Result<(Vec<usize>, HashMap<usize, ChainCheckpoint>)> {
     rd.remove_partial_files()?;
     let mut pending = {
         let stored = rd.stored_traces();
@@ -418,15 +551,13 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                         false
                     }
                 }
-                && round.as_ref().is_none_or(|r| r.stored_at_target(&rd, i))
+                && round.is_none_or(|r| r.stored_at_target(rd, i))
         })?
     };
-    pending.retain(|&i| round.as_ref().is_none_or(|r| r.active(i)));
-    let skipped = jobs.len() - pending.len();
-    let n_pending = pending.len();
-    let mut checkpoints = stored_checkpoints(&table, &pending, &jobs)?;
-    if let Some(r) = &round {
-        r.end_states(&table, &rd, &pending, &mut checkpoints)?;
+    pending.retain(|&i| round.is_none_or(|r| r.active(i)));
+    let mut checkpoints = stored_checkpoints(table, &pending, jobs)?;
+    if let Some(r) = round {
+        r.end_states(table, rd, &pending, &mut checkpoints)?;
     }
     if !checkpoints.is_empty() {
         eprintln!(
@@ -435,34 +566,26 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             checkpoints.values().map(|c| c.iteration).sum::<u64>()
         );
     }
-    let writer = table.into_writer();
+    Ok((pending, checkpoints))
+}
 
-    // Stop: SIGTERM / Ctrl-C (CLI) or the caller's flag.
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let stop_tx = Arc::new(stop_tx);
-    if opts.handle_signals {
-        let stop_tx = stop_tx.clone();
-        tokio::spawn(async move {
-            causeway_proto::node::termination_signal().await;
-            let _ = stop_tx.send(true);
-        });
-    }
-    if let Some(mut external) = opts.stop.clone() {
-        let stop_tx = stop_tx.clone();
-        tokio::spawn(async move {
-            while external.changed().await.is_ok() {
-                if *external.borrow() {
-                    let _ = stop_tx.send(true);
-                    return;
-                }
-            }
-        });
-    }
+/// The workers of a run and the services that stop with it.
+struct Connected {
+    workers_rx: mpsc::Receiver<WorkerHandle>,
+    /// Static workers reached (`--local-workers`, `--workers`).
+    n_static: usize,
+    /// `--listen`: the service workers register with, and its stop.
+    coordinator: Option<(CoordinatorService, oneshot::Sender<()>)>,
+    /// Stops of the local workers.
+    stops: Vec<oneshot::Sender<()>>,
+}
 
-    // Workers: static ones now, registered ones whenever they come.
+/// Static workers now, registered ones (`--listen`) whenever they come. Errors: `--listen`
+/// refused or unbindable, or no static worker reachable without `--listen` while chains wait.
+async fn connect_workers(opts: &RunOptions, n_pending: usize) -> anyhow::Result<Connected> {
     let (workers_tx, workers_rx) = mpsc::channel::<WorkerHandle>(64);
     let heartbeat = (opts.dispatch.lease_timeout / 4).min(causeway_worker::DEFAULT_HEARTBEAT);
-    let local_mode = causeway_proto::auth::Security::default();
+    let local_mode = causeway_worker::auth::Security::default();
     let ((addrs, stops), security) = match &opts.workers {
         Workers::Local(n) => (start_local_workers_with(*n, heartbeat).await?, &local_mode),
         Workers::Remote(list) => ((list.clone(), Vec::new()), &opts.security),
@@ -511,38 +634,58 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     }
     // Without --listen no worker comes later: dispatch ends when the static ones are gone.
     drop(workers_tx);
-
-    let bar = if opts.progress {
-        ProgressBar::new(jobs.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} chains  {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_position(skipped as u64);
-    // Time left from the chains' own costs, per cell (see `crate::eta`).
-    let mut eta = CostEstimate::new(
-        plan.manifest.cells.len(),
-        pending.iter().map(|&i| jobs[i].cell),
-    );
-    let slots = n_static.max(1);
-
-    let setup_seconds = start.elapsed().as_secs_f64();
-    let (tx, mut rx) = mpsc::channel::<Outcome>(256);
-    let dispatcher = tokio::spawn(dispatch::dispatch(
+    Ok(Connected {
         workers_rx,
-        pending,
-        jobs.len(),
-        build,
-        opts.dispatch,
-        checkpoints,
-        stop_rx.clone(),
-        tx,
-    ));
+        n_static,
+        coordinator,
+        stops,
+    })
+}
+
+/// `jobs.csv`: the job table as it ends.
+fn write_jobs_csv(rd: &RunDir, statuses: &[JobStatus]) -> anyhow::Result<()> {
+    rd.write_job_table(
+        &statuses
+            .iter()
+            .map(|s| s.job_id.as_str())
+            .collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.state.as_str())
+            .collect::<Vec<_>>(),
+        &statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.worker.as_str())
+            .collect::<Vec<_>>(),
+        &statuses
+            .iter()
+            .map(|s| s.error.as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    Ok(())
+}
+
+/// The time-left estimate of a run and the slots it divides by.
+struct Eta {
+    estimate: CostEstimate,
+    slots: usize,
+}
+
+/// Store every outcome the dispatcher sends until it is done: results written on blocking
+/// threads as they arrive (several at once, so the store never serialises the workers; a row
+/// says done only once its files are in place, and carries the chain's timing into the job
+/// table), checkpoints and failures recorded, progress shown. Returns the chains stored.
+async fn store_results(
+    mut rx: mpsc::Receiver<Outcome>,
+    writer: &store::Writer,
+    rd: &RunDir,
+    jobs: &[JobRecord],
+    round: Option<&Arc<Round>>,
+    bar: &ProgressBar,
+    eta: Eta,
+) -> usize {
+    let (mut eta, slots) = (eta.estimate, eta.slots);
     let mut ok = 0usize;
     // Results are written on blocking threads as they arrive, several at once, so the store
     // never serialises the workers; a row says done only once its files are in place, and
@@ -585,7 +728,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                     result.elapsed_seconds.last().copied().unwrap_or(f64::NAN),
                 );
                 if let Some(s) = eta.seconds_left(slots) {
-                    bar.set_message(format!("eta {}", store::human_seconds(s)));
+                    bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
                 }
                 let rd2 = rd.clone();
                 writes.spawn_blocking(move || {
@@ -603,7 +746,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
                 });
                 while writes.len() > max_writes {
                     if let Some(Ok(done)) = writes.join_next().await {
-                        settle(&writer, &mut ok, done);
+                        settle(writer, &mut ok, done);
                     }
                 }
                 bar.inc(1);
@@ -643,79 +786,16 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             }
         }
         while let Some(Ok(done)) = writes.try_join_next() {
-            settle(&writer, &mut ok, done);
+            settle(writer, &mut ok, done);
         }
     }
     while let Some(joined) = writes.join_next().await {
         match joined {
-            Ok(done) => settle(&writer, &mut ok, done),
+            Ok(done) => settle(writer, &mut ok, done),
             Err(e) => tracing::error!("a result writer stopped: {e}"),
         }
     }
-    let _ = dispatcher.await;
-    let interrupted = *stop_rx.borrow();
-    bar.finish_and_clear();
-    let table = writer.finish()?;
-    if interrupted {
-        table.release_running()?;
-    }
-    let statuses = table.statuses()?;
-    drop(table);
-    rd.write_job_table(
-        &statuses
-            .iter()
-            .map(|s| s.job_id.as_str())
-            .collect::<Vec<_>>(),
-        &statuses
-            .iter()
-            .map(|s| s.state.as_str())
-            .collect::<Vec<_>>(),
-        &statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
-        &statuses
-            .iter()
-            .map(|s| s.worker.as_str())
-            .collect::<Vec<_>>(),
-        &statuses
-            .iter()
-            .map(|s| s.error.as_str())
-            .collect::<Vec<_>>(),
-    )?;
-    if let Some((svc, server_stop)) = coordinator {
-        if !interrupted {
-            svc.finish();
-            svc.linger(Duration::from_secs(3)).await;
-        }
-        let _ = server_stop.send(());
-    }
-    for s in stops {
-        let _ = s.send(());
-    }
-    // A convergence-driven run's chains not yet called for are pending, not failed.
-    let failed: Vec<JobStatus> = statuses
-        .into_iter()
-        .enumerate()
-        .filter(|(i, s)| s.state != JobState::Done && round.as_ref().is_none_or(|r| r.active(*i)))
-        .map(|(_, s)| s)
-        .collect();
-    if opts.report
-        && !interrupted
-        && let Err(e) = causeway_results::report::build(&rd)
-    {
-        if failed.is_empty() {
-            return Err(e).context("building tables");
-        }
-        tracing::warn!("building tables with failed chains: {e:#}");
-    }
-    Ok(RunSummary {
-        out: opts.out.clone(),
-        total: jobs.len(),
-        skipped,
-        ok,
-        failed,
-        interrupted,
-        setup_seconds,
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    ok
 }
 
 /// The stored checkpoints of the `pending` chains, decoded. One that cannot be decoded or

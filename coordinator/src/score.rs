@@ -1,6 +1,6 @@
 //! `causeway score DATA.csv --dag DAG.csv --type loglik|bic|aic|bde|bd [--iss X]
 //! [--alpha A | --alpha a1,…,ak] [--format json|table]`: the score of a DAG on discrete data, as
-//! `bnlearn::score` computes it (issue 16, "`causeway score`"; paper `002_d97ecc788b964f97.txt`,
+//! `bnlearn::score` computes it (paper `002_d97ecc788b964f97.txt`,
 //! §5.3 and supplement E), with the code of the `hidden2025` baselines
 //! ([`causeway_papers::hidden2025::evaluation::scores`]).
 //!

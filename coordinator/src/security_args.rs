@@ -1,10 +1,10 @@
 //! The security flags shared by `causeway run` and `causeway worker` (and, after the
 //! coordinator service lands, `causeway run --listen` / `causeway worker --coordinator`).
-//! The logic is in `causeway_proto::auth`; this only maps flags to it.
+//! The logic is in `causeway_worker::auth`; this only maps flags to it.
 
 use std::path::PathBuf;
 
-use causeway_proto::auth::{Security, SecurityOptions};
+use causeway_worker::auth::{Security, SecurityOptions};
 
 /// `--token-file`, `--insecure`, `--tls-cert`, `--tls-key`, `--tls-ca`.
 #[derive(clap::Args, Debug, Clone, Default)]

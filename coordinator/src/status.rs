@@ -22,7 +22,7 @@ pub struct Status {
     pub eta_seconds: Option<f64>,
     /// A `causeway run` holds the directory's lock now.
     pub active: bool,
-    /// Chains with a stored checkpoint (issue 13): `(job id, iterations done, seconds since it
+    /// Chains with a stored checkpoint: `(job id, iterations done, seconds since it
     /// was saved)`, in plan order. Empty for a run directory from before checkpoints.
     pub checkpoints: Vec<(String, u64, f64)>,
     /// Attempts that resumed from a checkpoint instead of starting at iteration 1.

@@ -415,7 +415,7 @@ impl JobStore {
         self.blobs("checkpoints", jobs)
     }
 
-    /// The end state of each of `jobs` that has one (convergence-driven runs, issue 13 §2): the
+    /// The end state of each of `jobs` that has one (convergence-driven runs): the
     /// encoded `ChainCheckpoint` saved after the chain's last iteration, without rows (they are
     /// in the chain's files). Kept after the chain is done; replaced when it is extended.
     pub fn ends(&self, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
@@ -766,8 +766,6 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
     }
     tx.commit()
 }
-
-pub use crate::status::{Status, failure_table, human_seconds, render_status, status};
 
 #[cfg(test)]
 mod tests;

@@ -237,7 +237,7 @@ fn messages_name_the_actual_problem() {
 }
 
 /// `causeway kl` (paper 004's KL estimator on a user's samples): the JSON of a good pair, and exit
-/// code 2 naming the file and the line or column for each bad input of issue 17 §3.
+/// code 2 naming the file and the line or column for each bad input.
 #[test]
 fn dallaire2014_kl_command_reports_json_and_refuses_bad_csv_with_exit_2() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -345,7 +345,7 @@ fn dallaire2014_kl_command_reports_json_and_refuses_bad_csv_with_exit_2() {
     );
 }
 
-/// Issue 18 §1: `--chain-seed` changes the chains' streams and nothing else.
+/// `--chain-seed` changes the chains' streams and nothing else.
 #[test]
 fn a_chain_seed_changes_the_chains_and_keeps_the_datasets() {
     let dir = tempfile::tempdir().expect("tempdir");

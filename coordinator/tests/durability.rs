@@ -643,7 +643,7 @@ fn unix_now() -> f64 {
         .as_secs_f64()
 }
 
-/// Issue 13: a worker killed with SIGKILL in the middle of a long chain, after a checkpoint;
+/// a worker killed with SIGKILL in the middle of a long chain, after a checkpoint;
 /// the chain resumes from it on the other worker, and the run is byte-identical to an
 /// uninterrupted one (which saved no checkpoint).
 #[test]
@@ -676,7 +676,7 @@ fn a_worker_killed_mid_chain_resumes_from_its_checkpoint() {
     assert_same_as(&out, LONG_YAML, LONG_CHAINS);
 }
 
-/// Issue 13: the coordinator (and with it its local workers) killed with SIGKILL while two long
+/// the coordinator (and with it its local workers) killed with SIGKILL while two long
 /// chains run; the rerun resumes both from their stored checkpoints, byte-identical.
 #[test]
 fn a_killed_coordinator_resumes_long_chains_from_their_checkpoints() {

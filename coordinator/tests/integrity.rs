@@ -1,4 +1,4 @@
-//! A run directory's integrity (issue 11): what a directory holds is established before anything
+//! A run directory's integrity: what a directory holds is established before anything
 //! is adopted (the run identity lives in jobs.sqlite, not only in manifest.json), one run at a
 //! time holds a directory (a lock naming its owner), and a damaged chain file is run again.
 

@@ -1,4 +1,4 @@
-//! The `sbc:` block (issue 13 §3): an SBC experiment runs through real workers and writes
+//! The `sbc:` block: an SBC experiment runs through real workers and writes
 //! `tables/sbc.csv`; bad values are refused at their file:line:column; simulation s keeps its
 //! seeds when simulations are added.
 

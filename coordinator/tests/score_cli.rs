@@ -1,4 +1,4 @@
-//! `causeway score` end to end (issue 16, "`causeway score`"; paper 002, HiDDeN): LUCAS with its
+//! `causeway score` end to end (paper 002, HiDDeN): LUCAS with its
 //! true DAG under every score type, and exit code 2 with a message naming the problem for each
 //! bad input.
 

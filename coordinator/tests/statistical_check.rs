@@ -1,4 +1,4 @@
-//! Issue 18 §4, the small deterministic version that `make test` holds: a tiny wood2006
+//! the small deterministic version that `make test` holds: a tiny wood2006
 //! experiment run under two chain seeds passes `causeway check --statistical` (while the exact
 //! check fails), and the same experiment with a broken kernel fails it. Also §3's
 //! `--against-paper` on hand-written tables.

@@ -1,4 +1,4 @@
-//! Convergence-driven runs (issue 13 §2, `until:`), with real processes: chains extended in
+//! Convergence-driven runs (`until:`), with real processes: chains extended in
 //! rounds are byte-identical to chains run for their total iterations in one go, also when the
 //! coordinator is killed with SIGKILL in the middle of an extension; and the block's errors.
 

@@ -260,7 +260,7 @@ fn errors_about_a_data_file_do_not_echo_its_contents() {
     assert!(e.contains("\"Smoking\"") && e.contains("\"2\""), "{e}");
 }
 
-/// Paper 004 (`dallaire2014`, issue 17 §6): out-of-range hyperparameters are refused at their
+/// Paper 004 (`dallaire2014`): out-of-range hyperparameters are refused at their
 /// YAML position, and bad data (a non-numeric, empty, NaN or inf cell; a constant column; an
 /// unknown abalone sex code) with the data file, line and column, before any chain starts.
 #[test]
@@ -340,7 +340,7 @@ dataset: {kind: csv, path: d.csv}\nprofiles: {quick: {}, paper: {}}\n";
     assert!(e.contains("ab.data") && e.contains("line 5"), "{e}");
 }
 
-/// Issue 11 (12): a duplicate key is located at the duplicate, not at the start of its mapping;
+/// a duplicate key is located at the duplicate, not at the start of its mapping;
 /// the "more than 10^7 chains" error points at the factor the file writes (a missing
 /// `replicates:` sent it to line 1).
 #[test]
@@ -368,7 +368,7 @@ fn duplicate_keys_and_too_many_chains_point_at_the_right_line() {
     assert!(e.starts_with("exp.yaml:4:"), "the chains line: {e}");
 }
 
-/// Issue 11 (12): a cause is printed once (`path: No such file…: No such file…` before).
+/// a cause is printed once (`path: No such file…: No such file…` before).
 #[test]
 fn a_cause_is_printed_once() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_causeway"))

@@ -1,6 +1,8 @@
 //! causeway's gRPC protocol (`proto/causeway/v1/worker.proto`), generated at build time by
-//! protox + tonic-prost-build, with no system `protoc`; the conversions to the library's types
-//! and the code version ([`wire`]); and the token and TLS both directions use ([`auth`]).
+//! protox + tonic-prost-build, with no system `protoc`, and the constants both ends agree on
+//! (protocol and code version, the draining status). The conversions to the samplers' types,
+//! the token and TLS, and the process plumbing live with the processes that serve
+//! (`causeway_worker::{wire, auth, process}`).
 
 #![allow(clippy::all)]
 
@@ -10,10 +12,13 @@ pub mod v1 {
     tonic::include_proto!("causeway.v1");
 }
 
-pub mod auth;
-pub mod node;
-pub mod wire;
-
 /// Protocol version spoken by this build. Coordinator and worker refuse each other on mismatch.
 /// 2: checkpoints (`Job.resume`, `ChainEvent.checkpoint`).
 pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
+/// coordinator requeues such a chain without counting an attempt.
+pub const DRAINING: &str = "draining";
+
+/// Code version reported to coordinators: crate version plus the git commit if known at build.
+pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));

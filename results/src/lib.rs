@@ -8,4 +8,3 @@ pub mod check_stats;
 pub mod diagnostics;
 pub mod report;
 pub mod rundir;
-pub mod until;

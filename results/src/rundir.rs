@@ -35,14 +35,18 @@ use causeway_papers::{ChainOutput, Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+mod draws;
 mod parquet;
 pub mod timing;
+mod until_record;
+pub use draws::{StoredRows, chain_draws, chain_draws_of, stored_rows, trace_rows};
 pub use parquet::{
     SUMMARY_KEY, footer_value, parquet_frame_defect, read_matrices, read_parquet,
     summary_from_json, summary_to_json, write_atomic, write_csv, write_matrices, write_parquet,
     write_parquet_with,
 };
 pub use timing::ChainTiming;
+pub use until_record::{Criterion, GroupRecord, GroupState, RoundRecord, UntilRecord};
 
 /// A chain's trace file is `chains/<job>` followed by this.
 const TRACE_SUFFIX: &str = ".trace.parquet";
@@ -155,9 +159,9 @@ pub struct Manifest {
     /// Every chain the run may run; in a convergence-driven run, also the chains a group only
     /// runs if it needs more (`until.max_chains`): a chain without files was not run.
     pub jobs: Vec<JobRecord>,
-    /// The `until:` block and its rounds (issue 13 §2); absent for a run of fixed length.
+    /// The `until:` block and its rounds; absent for a run of fixed length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<crate::until::UntilRecord>,
+    pub until: Option<UntilRecord>,
 }
 
 impl Manifest {

@@ -1,5 +1,5 @@
 //! Runner overhead: wall time per near-empty chain, from dispatch until the result is stored,
-//! through local gRPC workers on loopback, and the process's peak RSS. Targets (issue 14):
+//! through local gRPC workers on loopback, and the process's peak RSS. Targets:
 //! ≤ 0.5 ms per chain at 100,000 chains and 8 local workers, peak RSS flat in finished chains.
 //!
 //! `cargo bench -p causeway-tests --bench runner` (or `make bench`): 500 and 2,000 chains, 4

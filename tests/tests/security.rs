@@ -2,10 +2,10 @@
 
 use causeway_coordinator::dispatch::connect_secure;
 use causeway_proto::PROTOCOL_VERSION;
-use causeway_proto::auth::{self, Security, Token};
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job};
 use causeway_worker::WorkerService;
+use causeway_worker::auth::{self, Security, Token};
 use tonic::{Request, Response, Status};
 
 /// A worker from the future: it greets with protocol version 99.

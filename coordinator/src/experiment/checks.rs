@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use super::{CheckEntry, Ctx, ExperimentError, ExperimentFile, key_str};
-use causeway_papers::{ParamError, registry};
+use causeway_papers::ParamError;
 use causeway_results::check::{Expected, ExpectedValue};
 
 /// Refuse a `report:` kind that causeway does not know or that reads another model's runs, and a
@@ -14,7 +14,7 @@ use causeway_results::check::{Expected, ExpectedValue};
 pub(super) fn check_report_and_monitor(
     ctx: &Ctx<'_>,
     ef: &ExperimentFile,
-    model: &dyn registry::Model,
+    model: &dyn causeway_papers::Model,
 ) -> Result<(), ExperimentError> {
     for (i, kind) in ef.report.iter().enumerate() {
         let k = causeway_results::report::report_kind(kind)

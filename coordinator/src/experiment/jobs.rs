@@ -1,7 +1,7 @@
 //! The grid's chains and their seeds (`causeway_papers::seed`): a chain's stream is keyed by
 //! the chain seed (the experiment's `seed`, unless `chain_seed:` or `--chain-seed` gives
 //! another), its cell, replicate and chain number. Datasets are keyed by `seed` alone, so two
-//! runs that differ only in their chain seed estimate exactly the same quantities (issue 18).
+//! runs that differ only in their chain seed estimate exactly the same quantities.
 
 use causeway_results::rundir::{CellRecord, JobRecord, SeedRecord};
 

@@ -1,5 +1,6 @@
 //! Unit tests of the job table and its writer.
 use super::*;
+use crate::status::status;
 
 fn ids(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("job{i}")).collect()

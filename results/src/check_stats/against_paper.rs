@@ -1,4 +1,4 @@
-//! `causeway check RUN --against-paper` (issue 18 §3): the run's distance to the paper's values.
+//! `causeway check RUN --against-paper`: the run's distance to the paper's values.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -7,7 +7,7 @@ use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
 use super::memory::{add_into, big_vec, big_vec_filled, par_map, recycle, threads_for};
-use super::sums::{mean, var, var_about};
+use super::sums::{chain_means, mean, var, var_about};
 
 /// `np.finfo(float).resolution`: ArviZ treats an array whose range is below this as constant.
 const RESOLUTION: f64 = 1e-15;
@@ -520,12 +520,6 @@ pub(crate) fn rhat_chains_about(chains: &[&[f64]], means: &[f64]) -> f64 {
     let threads = threads_for(n * chains.len(), 1 << 18);
     let vars = par_map(&pairs, threads, |&(c, m)| var_about(c, m, 1));
     rhat_from_moments(n, means, &vars)
-}
-
-/// `np.mean` of each chain, on parallel threads for long chains.
-pub(crate) fn chain_means(chains: &[&[f64]]) -> Vec<f64> {
-    let total = chains.first().map_or(0, |c| c.len()) * chains.len();
-    par_map(chains, threads_for(total, 1 << 18), |c| mean(c))
 }
 
 /// `_rhat`'s final formula from per-chain means and (ddof=1) variances of n draws each.

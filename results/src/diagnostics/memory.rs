@@ -17,7 +17,7 @@ const POOL_MAX_BYTES: usize = 512 << 20;
 ///
 /// A fresh buffer of tens of MB costs more than the work done in it: every page of it is a
 /// page fault, and the kernel zeroes it first (`clear_page_erms` was 11–20% of the time of
-/// R-hat + bulk + tail ESS on 4 × 10⁶ draws, issue 14). Diagnosing the many parameters of a
+/// R-hat + bulk + tail ESS on 4 × 10⁶ draws). Diagnosing the many parameters of a
 /// run calls them again and again on draws of one size, so the buffers of one call are the
 /// next call's. Up to [`POOL_MAX_BYTES`] stay allocated for the life of the process
 /// ([`release_buffers`] frees them). Each entry is a `Vec<T>` of some `Copy` type and its
@@ -69,19 +69,15 @@ pub(crate) fn recycle<T: Copy + Send + 'static>(v: Vec<T>) {
     }
 }
 
-/// Free the buffers the diagnostics keep between calls (see the pool, up to 512 MiB after
-/// diagnosing millions of draws, and the last Φ⁻¹ table, 4 bytes a draw); returns how many
-/// bytes were held. The next call on large draws allocates afresh.
-pub fn release_buffers() -> usize {
-    let table = super::rank::forget_z_table();
-    table
-        + match POOL.lock() {
-            Ok(mut pool) => {
-                pool.buffers.clear();
-                std::mem::take(&mut pool.held)
-            }
-            Err(_) => 0,
+/// Empty the pool; returns how many bytes it held ([`super::release_buffers`]).
+pub(crate) fn release_pool() -> usize {
+    match POOL.lock() {
+        Ok(mut pool) => {
+            pool.buffers.clear();
+            std::mem::take(&mut pool.held)
         }
+        Err(_) => 0,
+    }
 }
 
 /// An empty `Vec` with room for `n` values, for the draw-sized buffers (tens of MB for
@@ -246,76 +242,4 @@ where
             f(0, c);
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::diagnostics::{Draws, TailProbs, ess_bulk, ess_mean, ess_tail, rhat};
-
-    /// R-hat, bulk, tail and mean ESS of `data` (4 chains), as bits.
-    fn diagnose(data: &[f64]) -> [u64; 4] {
-        let d = Draws::from_row_major(data, 4).expect("shape");
-        [
-            rhat(&d),
-            ess_bulk(&d, false),
-            ess_tail(&d, TailProbs::default(), false),
-            ess_mean(&d, false),
-        ]
-        .map(f64::to_bits)
-    }
-
-    /// Pooled buffers come with another call's values; no diagnostic may read one it has not
-    /// written. Poisoned with NaN and all-ones buffers of every pooled type (larger than any
-    /// request, so they are what the calls get), the results are the bits of a call on fresh
-    /// memory, and of a call made after a call on other draws.
-    #[test]
-    fn pooled_buffers_never_leak_into_results() {
-        let (m, n) = (4, 200_001);
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut ar1 = |rho: f64| -> Vec<f64> {
-            let mut out = Vec::with_capacity(m * n);
-            let mut prev = 0.0;
-            for i in 0..m * n {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let e = (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
-                prev = if i % n == 0 { e } else { rho * prev + e };
-                out.push(prev);
-            }
-            out
-        };
-        let (a, b) = (ar1(0.9), ar1(0.3));
-        release_buffers();
-        let fresh = diagnose(&a);
-        let _ = diagnose(&b);
-        assert_eq!(diagnose(&a), fresh, "after a call on other draws");
-        // Larger than any request; more of each type than one call holds at once.
-        let big = 2 * m * n;
-        // Only the poisoned buffers in the pool (the calls above left exact-size ones).
-        release_buffers();
-        for _ in 0..10 {
-            recycle(vec![f64::NAN; big]);
-            recycle(vec![u64::MAX; big]);
-            recycle(vec![u32::MAX; big]);
-            recycle(vec![
-                rustfft::num_complex::Complex::new(f64::NAN, f64::NAN);
-                big / 2
-            ]);
-        }
-        assert_eq!(diagnose(&a), fresh, "with poisoned pooled buffers");
-        assert!(release_buffers() > 0, "the calls gave their buffers back");
-    }
-
-    #[test]
-    fn par_chunks_cover_everything() {
-        let mut v = vec![0usize; 1001];
-        par_chunks_mut(&mut v, 3, |off, c| {
-            for (i, x) in c.iter_mut().enumerate() {
-                *x = off + i;
-            }
-        });
-        assert!(v.iter().enumerate().all(|(i, &x)| i == x));
-    }
 }

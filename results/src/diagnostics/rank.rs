@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::ess::chain_means;
 use super::memory::{
     SharedF64s, big_vec, big_vec_overwritten, par_chunks_mut, recycle, threads_for,
 };
 use super::sort::{OnBucket, bucket_sort_split, sort_part, unkey};
+use super::sums::chain_means;
 
 /// The split draws in ascending order, each with its index in the split layout
 /// (split chain `j`, draw `t` ↦ `j * half + t`).
@@ -565,6 +565,35 @@ pub(crate) fn quantile_select(data: &mut [f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn radix_sort_matches_std() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let n = 50_000;
+        let vals: Vec<f64> = (0..n)
+            .map(|i| {
+                let u = (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                if i % 7 == 0 {
+                    (u * 10.0).round()
+                } else {
+                    u * 1e3
+                }
+            })
+            .collect();
+        let sorted = SortedSplit::new(&[&vals[..]]);
+        let mut want = vals.clone();
+        want.sort_by(f64::total_cmp);
+        assert_eq!(sorted.vals, want);
+        for (v, &i) in sorted.vals.iter().zip(&sorted.idx) {
+            assert_eq!(v.to_bits(), vals[i as usize].to_bits());
+        }
+    }
 
     /// Cutting the folded order into parallel segments gives every draw the same folded
     /// z-score as one pass, also when tie groups (here: many, and symmetric pairs around

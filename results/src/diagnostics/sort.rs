@@ -378,7 +378,6 @@ pub(super) fn sort_part(chains: &[&[f64]], base: usize) -> (Vec<u64>, Vec<u32>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::rank::SortedSplit;
 
     #[test]
     fn keys_preserve_order() {
@@ -398,35 +397,6 @@ mod tests {
         }
         for &x in &xs {
             assert_eq!(unkey(key(x)).to_bits(), x.to_bits());
-        }
-    }
-
-    #[test]
-    fn radix_sort_matches_std() {
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let n = 50_000;
-        let vals: Vec<f64> = (0..n)
-            .map(|i| {
-                let u = (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
-                if i % 7 == 0 {
-                    (u * 10.0).round()
-                } else {
-                    u * 1e3
-                }
-            })
-            .collect();
-        let sorted = SortedSplit::new(&[&vals[..]]);
-        let mut want = vals.clone();
-        want.sort_by(f64::total_cmp);
-        assert_eq!(sorted.vals, want);
-        for (v, &i) in sorted.vals.iter().zip(&sorted.idx) {
-            assert_eq!(v.to_bits(), vals[i as usize].to_bits());
         }
     }
 

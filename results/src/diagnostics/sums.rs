@@ -1,6 +1,8 @@
 //! numpy-style pairwise summation, mean and variance: the same association as numpy, so the
 //! rounding stays close to ArviZ's.
 
+use super::memory::{par_map, threads_for};
+
 /// Sum with numpy's pairwise algorithm (`pairwise_sum` in numpy's `loops_utils.h`):
 /// blocks of ≤128 values summed with 8 accumulators, larger ranges split in two.
 /// Using the same association as numpy keeps rounding close to ArviZ's and keeps the
@@ -82,6 +84,12 @@ pub(crate) fn var_of_chains(chains: &[&[f64]], ddof: usize) -> f64 {
         }
     }
     pairwise_sum(&partial) / (n as f64 - ddof as f64)
+}
+
+/// `np.mean` of each chain, on parallel threads for long chains.
+pub(crate) fn chain_means(chains: &[&[f64]]) -> Vec<f64> {
+    let total = chains.first().map_or(0, |c| c.len()) * chains.len();
+    par_map(chains, threads_for(total, 1 << 18), |c| mean(c))
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ const MAX_BREAKDOWN_VALUES: usize = 12;
 const CORES: [usize; 4] = [2, 16, 64, 1024];
 
 /// The coordinator's own time per chain (dispatch, durable job row, storing the chain's file):
-/// 0.36 ms, the slowest of session 15's runs of `cargo bench --workspace --bench runner --
+/// 0.36 ms, the slowest of the measured runs of `cargo bench --workspace --bench runner --
 /// 100000 8` (0.20–0.36 ms on ext4, the slow end right after another run's deletions;
 /// README, "Performance"). One coordinator handles chains one after another at this rate, so
 /// a run of N chains takes at least N × this however many cores sample them.

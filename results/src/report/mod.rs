@@ -13,16 +13,16 @@ use causeway_papers::Matrix;
 use polars::prelude::*;
 
 use crate::diagnostics;
-use crate::rundir::{Manifest, RunDir, StoreError, write_atomic, write_csv};
+use crate::rundir::{Manifest, RunDir, StoreError, chain_draws, write_atomic, write_csv};
 
 pub mod cost;
 pub mod dallaire2014;
 pub mod figures;
 pub mod hidden2025;
 pub mod kurutmaz2019;
-pub mod sbc;
+pub mod sbc_table;
 pub mod se;
-pub mod until;
+pub mod until_table;
 pub mod wood2006;
 
 /// R-hat above this flags a cell (Vehtari et al. 2021).
@@ -121,7 +121,7 @@ pub static REPORTS: &[ReportKind] = &[
         name: "sbc",
         model: "*",
         what: "simulation-based calibration (an experiment's sbc: block): rank uniformity tests and figures",
-        build: sbc::sbc,
+        build: sbc_table::sbc,
     },
     ReportKind {
         name: "wood2006.fig3",
@@ -261,7 +261,7 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     }
     tables.push(convergence_table(&m, &conv)?);
     if let Some(u) = &m.until {
-        tables.push(until::until_table(&m, u, &conv)?);
+        tables.push(until_table::until_table(&m, u, &conv)?);
     }
     let chain_seed = m
         .chain_seed
@@ -303,56 +303,6 @@ pub fn replicate_summaries(
         .filter(|j| j.cell == cell && j.replicate == replicate && rd.chain_done(&j.job_id))
         .map(|j| Ok(rd.read_summary(&j.job_id)?))
         .collect()
-}
-
-/// Post-burn-in draws of `scalar` for every chain of (cell, replicate): M chains × N draws.
-pub fn chain_draws(
-    rd: &RunDir,
-    m: &Manifest,
-    cell: usize,
-    replicate: u64,
-    scalar: &str,
-) -> Result<Vec<Vec<f64>>, ReportError> {
-    Ok(chain_draws_of(rd, m, cell, replicate, &[scalar])?
-        .pop()
-        .unwrap_or_default())
-}
-
-/// [`chain_draws`] of several scalars, each chain's trace read once: per scalar (in `scalars`
-/// order), M chains × N draws. A chain whose trace lacks a scalar is left out of that scalar's
-/// list.
-pub fn chain_draws_of(
-    rd: &RunDir,
-    m: &Manifest,
-    cell: usize,
-    replicate: u64,
-    scalars: &[&str],
-) -> Result<Vec<Vec<Vec<f64>>>, ReportError> {
-    let burn_in = m.burn_in(cell, replicate);
-    let mut out = vec![Vec::new(); scalars.len()];
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == cell && j.replicate == replicate)
-    {
-        if !rd.chain_done(&j.job_id) {
-            continue;
-        }
-        let df = rd.read_trace(&j.job_id)?;
-        let it = df.column("iteration")?.u64()?;
-        for (scalar, chains) in scalars.iter().zip(out.iter_mut()) {
-            let Ok(col) = df.column(scalar) else { continue };
-            let v = col.f64()?;
-            let draws: Vec<f64> = it
-                .iter()
-                .zip(v.iter())
-                .filter(|(i, _)| i.unwrap_or(0) > burn_in)
-                .map(|(_, x)| x.unwrap_or(f64::NAN))
-                .collect();
-            chains.push(draws);
-        }
-    }
-    Ok(out)
 }
 
 /// `f` over `items` on plain threads (one chunk per core), results in `items`' order. Not rayon:
@@ -634,7 +584,7 @@ fn cell_text(v: Option<AnyValue<'_>>) -> String {
 }
 
 /// An R-hat for a Markdown table: above 100 (infinite included) it reads `>100`, a figure that
-/// says "not converged at all" without 16 meaningless digits (issue 13). The CSV keeps the exact
+/// says "not converged at all" without 16 meaningless digits. The CSV keeps the exact
 /// value (`inf` where infinite).
 pub fn rhat_text(x: f64) -> String {
     if x > 100.0 { ">100".into() } else { fmt_f64(x) }
@@ -735,7 +685,7 @@ mod tests {
         }
     }
 
-    /// Issue 11 (7): chains that all sat still have a NaN R-hat, which used to read `ok`.
+    /// chains that all sat still have a NaN R-hat, which used to read `ok`.
     #[test]
     fn chains_that_never_moved_are_flagged_but_a_single_chain_is_not() {
         let mut c = fresh();

@@ -1,4 +1,4 @@
-//! The Monte Carlo error of a table cell (issue 18 §2): companion columns `<column>_se` and,
+//! The Monte Carlo error of a table cell: companion columns `<column>_se` and,
 //! where the error comes from n independent units, `<column>_n` (the README's "Monte Carlo
 //! error of a table cell" states the convention; `causeway check --statistical` reads it, see
 //! `crate::check_stats`). Deterministic cells (counts, settings, exact values, data

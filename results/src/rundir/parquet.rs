@@ -297,7 +297,7 @@ pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
 
 /// The footer key of a chain's trace file under which its summary matrices are stored, as
 /// the JSON text of [`summary_to_json`]: one file per chain, not a trace and a summary file
-/// (creating files is most of the runner's cost per near-empty chain, issue 14).
+/// (creating files is most of the runner's cost per near-empty chain).
 pub const SUMMARY_KEY: &str = "causeway.summary";
 
 /// One summary matrix as stored in JSON: [`Matrix`]'s fields, its values as [`JsonF64`]s.

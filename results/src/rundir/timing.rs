@@ -3,7 +3,7 @@
 //! A chain's timing (iteration, elapsed seconds) is the one part of its output that is not a
 //! deterministic function of the YAML, and it was a third file per chain
 //! (`timing/<job>.parquet`). Creating that file cost a quarter of the runner's time per
-//! near-empty chain (the kernel's inode and directory work, issue 14), so it now goes into
+//! near-empty chain (the kernel's inode and directory work), so it now goes into
 //! the job table, in the same transaction as the row that says the chain is done: a `done`
 //! row always has its timing, and `chains/` holds only what is deterministic. Run directories
 //! written before keep their `timing/` files, which [`RunDir::read_timing`] still reads.

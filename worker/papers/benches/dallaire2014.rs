@@ -1,4 +1,4 @@
-//! dallaire2014 benchmarks (issue 17 §5): `cargo bench -p causeway-papers --bench dallaire2014`.
+//! dallaire2014 benchmarks: `cargo bench -p causeway-papers --bench dallaire2014`.
 //!
 //! - `sweep/{ecibp,cibp}/{ring,abalone}`: one MCMC iteration of §4 (MTM activations, Phase 1,
 //!   Phase 2, conjugate W, γ, ν) at N = 2000, each timed iteration from the same fixed network:

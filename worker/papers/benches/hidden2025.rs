@@ -1,4 +1,4 @@
-//! hidden2025 benchmarks (issue 16, "Performance"): `cargo bench -p causeway-papers --bench hidden2025`.
+//! hidden2025 benchmarks: `cargo bench -p causeway-papers --bench hidden2025`.
 //!
 //! The samplers are built exactly as a run builds them: the registry's model
 //! (`causeway_papers::model("hidden2025")`), its `dataset` from the experiment file's `dataset:`
@@ -18,7 +18,7 @@
 //!   `experiments/hidden2025/table2_lucas_blankets.yaml` (ε = (0.11, 0.15), ρ = 2, b = c = d = 1,
 //!   t0 = (1, 1), z from the prior), after 200 warm-up iterations (the file's burn-in) so the
 //!   parent set sits where the chain spends its time. Criterion's element throughput is
-//!   **iterations per second** on one core (issue 16's target: ≥ 2,000).
+//!   **iterations per second** on one core (target: ≥ 2,000).
 //!
 //! Times are **on-CPU time of the benchmark thread** (the first field of
 //! `/proc/thread-self/schedstat`, nanoseconds), so they measure one core's work even when the

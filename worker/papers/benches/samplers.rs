@@ -3,7 +3,7 @@
 //! wood2006: one iteration (sweep) of Algorithm 2 (Gibbs, infinite model) and of Algorithm 1
 //! (RJMCMC) at N = 20 observed, T = 500 trials, K_+ = 10 hidden causes (data drawn from the model
 //! with the paper's §5 settings α = 3, λ = 0.9, ε = 0.01, p = 0.1), started at the true state.
-//! Sweeps per second = 1 / (reported time per iteration). Targets (issue 14): Gibbs ≥ 10,000
+//! Sweeps per second = 1 / (reported time per iteration). Targets: Gibbs ≥ 10,000
 //! sweeps/s; an RJMCMC sweep ≤ 3× a Gibbs sweep. Algorithm 1 as printed sweeps Y once per row:
 //! N K T uniforms an iteration (K counting its empty columns) against Algorithm 2's K T, so at
 //! N = 20 generating its random numbers alone takes several Gibbs sweeps;

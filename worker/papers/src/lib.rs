@@ -25,6 +25,7 @@ pub mod hidden2025;
 pub mod kurutmaz2019;
 pub mod math;
 pub mod metrics;
+pub mod model;
 pub mod params;
 pub mod registry;
 pub mod sbc;
@@ -39,8 +40,9 @@ pub use chain::{
     drive_chain, run_chain, run_chain_cancellable,
 };
 pub use data::{DataContext, Dataset, Matrix};
+pub use model::Model;
 pub use params::ParamError;
-pub use registry::{Model, model};
+pub use registry::model;
 pub use seed::{
     ChainRng, STABLE_HASH_START, chain_rng, dataset_rng, evaluation_rng, stable_hash,
     stable_hash_extend,

@@ -1,4 +1,4 @@
-//! Standard normal draws from one 32-bit word (issue 17 §5: ChaCha20 words were a fifth of
+//! Standard normal draws from one 32-bit word (ChaCha20 words were a fifth of
 //! paper 004's MTM). The ziggurat of Marsaglia & Tsang (2000, J. Stat. Softw. 5(8)) with 256
 //! layers, laid out as rand_distr's (which takes a 64-bit word per try): the low 8 bits of the
 //! word pick the layer i, the high 24 bits a uniform u in [−1, 1) on a grid of 2⁻²³, and

@@ -20,27 +20,27 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::wire::{chain_result_from_output, checkpoint_to_wire, matrix_from_wire, rng_word_pos};
 use causeway_papers::{
     ChainControl, CheckpointEvery, Dataset, Resume, RunSpec, SamplerError, chain_rng, drive_chain,
     registry,
 };
 use causeway_proto::PROTOCOL_VERSION;
-use causeway_proto::auth;
 use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
     ChainCheckpoint, ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress,
     RegisterRequest, chain_event,
 };
-use causeway_proto::wire::{
-    CODE_VERSION, DRAINING, chain_result_from_output, checkpoint_to_wire, matrix_from_wire,
-    rng_word_pos,
-};
+use causeway_proto::{CODE_VERSION, DRAINING};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+pub mod auth;
 pub mod node;
+pub mod process;
+pub mod wire;
 
 /// Default interval between two `Progress` events of a running chain (its heartbeat).
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(1);
@@ -108,7 +108,7 @@ fn prepare(
     job: &Job,
 ) -> Result<
     (
-        &'static dyn registry::Model,
+        &'static dyn causeway_papers::Model,
         serde_json::Value,
         RunSpec,
         Dataset,

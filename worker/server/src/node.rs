@@ -4,9 +4,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use causeway_proto::auth;
-use causeway_proto::node::{hostname, termination_signal};
-use causeway_proto::wire::CODE_VERSION;
+use crate::auth;
+use crate::process::{hostname, termination_signal};
+use causeway_proto::CODE_VERSION;
 
 /// A worker process that could not start or stopped on an error.
 #[derive(Debug, thiserror::Error)]

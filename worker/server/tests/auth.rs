@@ -1,10 +1,10 @@
 //! Bearer tokens, TLS and protocol versions on a real worker over loopback gRPC.
 
 use causeway_proto::PROTOCOL_VERSION;
-use causeway_proto::auth::{self, AuthedChannel, Security, TlsPem, Token};
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{HelloRequest, Job};
 use causeway_worker::WorkerService;
+use causeway_worker::auth::{self, AuthedChannel, Security, TlsPem, Token};
 use tokio::sync::oneshot;
 use tonic::Code;
 

@@ -15,9 +15,8 @@ mod table1_kl;
 mod table2_structure;
 
 use crate::diagnostics;
-use crate::report::{
-    Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, chain_draws_of, json_text, se,
-};
+use crate::report::{Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, json_text, se};
+use crate::rundir::chain_draws_of;
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// `dallaire2014.table1`: Table 1 (KL per dataset and method), the reference rows and the KDE's

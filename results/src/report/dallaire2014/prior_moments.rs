@@ -1,4 +1,4 @@
-//! `prior_moments`: §6's prior check for `004_74db43a26dbf0fa1.txt` (issue 17 §4): with no data
+//! `prior_moments`: §6's prior check for `004_74db43a26dbf0fa1.txt`: with no data
 //! (dataset `none`), the structure statistics of the MCMC of §4 and of independent forward draws
 //! against their exact prior values (`evaluation::prior_moments`).
 
@@ -7,7 +7,8 @@ use polars::prelude::*;
 
 use super::dataset_of;
 use crate::diagnostics;
-use crate::report::{ReportError, Table, chain_draws_of, json_text};
+use crate::report::{ReportError, Table, json_text};
+use crate::rundir::chain_draws_of;
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// The statistics, in column order.

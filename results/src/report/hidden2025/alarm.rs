@@ -83,6 +83,7 @@ fn chain_columns(
     names: &[String],
     last: u64,
 ) -> Result<Vec<Vec<Vec<f64>>>, ReportError> {
+    let burn_in = m.burn_in(c.index, 0);
     let mut out = Vec::new();
     for j in m
         .jobs
@@ -94,7 +95,7 @@ fn chain_columns(
         }
         let df = rd.read_trace(&j.job_id)?;
         let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
-        let keep: Vec<bool> = it.iter().map(|&i| i > c.run.burn_in && i <= last).collect();
+        let keep: Vec<bool> = it.iter().map(|&i| i > burn_in && i <= last).collect();
         let mut cols = Vec::with_capacity(names.len());
         for n in names {
             let v = f64s(&df, n)?;
@@ -540,7 +541,7 @@ fn parent_set_tables(
         let (rhat, ess) = lp_conv(m, conv, c.index);
         notes.push(format!(
             "{name} (ρ = {r}): {n_draws} draws (iterations {}..{} of {} chains); log posterior R-hat {rhat:.3}, bulk ESS {ess:.0}.",
-            c.run.burn_in + 1,
+            m.burn_in(c.index, 0) + 1,
             f3.min(c.run.iterations),
             draws.len()
         ));

@@ -1,5 +1,5 @@
 //! `hidden2025.metabric`: §6 and supplement D of `002_d97ecc788b964f97.txt` (METABRIC, Table 4,
-//! Figures 5–7), issue 16's experiment 6.
+//! Figures 5–7).
 //!
 //! - `metabric_variables` (Table 4): each variable's source column, k_j, levels and n, beside
 //!   Table 4's k_j (`reported.table4_k`).
@@ -14,79 +14,13 @@
 //! Figures: `figures/metabric_fig5_rho<ρ>.svg` (DAGs), `figures/metabric_fig6_rho<ρ>.svg` (edge
 //! probabilities), `figures/metabric_fig7_log_posterior_rho<ρ>.svg` (traces after burn-in).
 
-use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::datasets::metabric::METABRIC_VARIABLES;
 use polars::prelude::*;
 
-use super::table2::{NodeFit, first_dataset, joined, load_fit, log_posterior_figures, rho_of};
-use crate::report::{Convergence, ReportError, Table, json_text};
-use crate::rundir::{CellRecord, Manifest, RunDir};
-
-/// Everything the METABRIC tables share.
-pub(super) struct MetabricFits {
-    pub data: DiscreteData,
-    /// Outcomes in grid order.
-    pub outcomes: Vec<String>,
-    /// ρ values in grid order.
-    pub rhos: Vec<String>,
-    /// One per (outcome, ρ) with a cell, outcomes outer.
-    pub fits: Vec<NodeFit>,
-}
-
-impl MetabricFits {
-    /// Names of `cols` in column order, joined by `;` (empty for none).
-    pub fn names(&self, cols: &[usize]) -> String {
-        let mut c = cols.to_vec();
-        c.sort_unstable();
-        c.iter()
-            .map(|&j| self.data.names[j].as_str())
-            .collect::<Vec<_>>()
-            .join(";")
-    }
-
-    /// Column index of `name`.
-    pub fn column(&self, name: &str) -> Result<usize, ReportError> {
-        self.data
-            .index(name)
-            .ok_or_else(|| other(format!("{name} is not a column")))
-    }
-}
-
-pub(super) fn other(e: impl std::fmt::Display) -> ReportError {
-    ReportError::Other(format!("hidden2025.metabric: {e}"))
-}
-
-fn text(c: &CellRecord, key: &str) -> String {
-    c.param(key).map(json_text).unwrap_or_default()
-}
-
-/// Load the data and every (outcome, ρ) fit.
-fn load(rd: &RunDir, m: &Manifest) -> Result<MetabricFits, ReportError> {
-    let (_, data) = first_dataset(rd, m, &|e| other(e))?;
-    let (mut outcomes, mut rhos) = (Vec::new(), Vec::new());
-    for c in &m.cells {
-        let n = text(c, "node");
-        if !outcomes.contains(&n) {
-            outcomes.push(n);
-        }
-        let r = rho_of(c);
-        if !rhos.contains(&r) {
-            rhos.push(r);
-        }
-    }
-    let mut fits = Vec::new();
-    for o in &outcomes {
-        for r in &rhos {
-            fits.extend(load_fit(rd, m, &data, o, r, &|e| other(e))?);
-        }
-    }
-    Ok(MetabricFits {
-        data,
-        outcomes,
-        rhos,
-        fits,
-    })
-}
+use super::metabric_fits::{MetabricFits, load};
+use super::table2::{joined, log_posterior_figures};
+use crate::report::{Convergence, ReportError, Table};
+use crate::rundir::{Manifest, RunDir};
 
 /// The four tables and three figures (module docs).
 pub fn metabric(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {

@@ -3,7 +3,7 @@
 //! - `in_median`: HiDDeN's median probability model (Algorithm 2's edge probabilities > 0.5), per
 //!   ρ, beside its expected number of parents with its Monte Carlo error;
 //! - `exact_median`: the same from the exact posterior's edge probabilities, per ρ;
-//! - `hc`, `tabu`: bnlearn's `hc` and `tabu` with BIC (issue 16's definitions,
+//! - `hc`, `tabu`: bnlearn's `hc` and `tabu` with BIC (their definitions,
 //!   `causeway_papers::hidden2025::evaluation::search`) on the outcome and its candidates,
 //!   blacklisting every arc out of the outcome, as the authors' `metabric.R` does; the outcome's
 //!   learned parents.
@@ -20,8 +20,8 @@ use causeway_papers::hidden2025::evaluation::search::{
 use plotters::prelude::*;
 use polars::prelude::*;
 
-use super::metabric::{MetabricFits, other};
 use super::metabric_edges::paper_parents;
+use super::metabric_fits::{MetabricFits, other};
 use super::table2::safe;
 use crate::report::{ReportError, Table, se};
 use crate::rundir::{Manifest, RunDir};
@@ -187,7 +187,7 @@ pub(super) fn metabric_dags(
         notes: vec![
             "in_median: HiDDeN's median probability model of Algorithm 2 (edge probability > 0.5 over the post-burn-in draws of all chains), a threshold of the estimates that metabric_edges tests, so reported, not tested; expected_n_parents: Σ of those edge probabilities, the mean over the M chains of each chain's own sum with its error sd/√M (_se, _n); exact_median: the same model from the exact posterior. paper: Figure 5's median DAG (one chain, the authors' shape 1 = our ρ = k, their 1,867 rows). Parents in column order.".into(),
             "hc, tabu: bnlearn hc/tabu defaults (BIC, from the empty graph; TABU list 10, 10 moves without improvement) on the outcome and its candidates, every arc out of the outcome blacklisted (the authors' metabric.R), the same for every ρ; the paper says only that HC and TABU give one DAG, sparser than HiDDeN's.".into(),
-            "Not run: the group lasso (Figure 5, middle; optional in issue 16). The paper reports that it keeps every candidate, for every outcome.".into(),
+            "Not run: the group lasso (Figure 5, middle). The paper reports that it keeps every candidate, for every outcome.".into(),
         ],
     })
 }

@@ -8,7 +8,7 @@
 
 use polars::prelude::*;
 
-use super::metabric::MetabricFits;
+use super::metabric_fits::MetabricFits;
 use super::table2::{edge_se, safe};
 use crate::report::figures;
 use crate::report::{ReportError, Table, fmt_f64, json_text};

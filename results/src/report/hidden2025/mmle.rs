@@ -1,4 +1,4 @@
-//! `hidden2025.mmle`: supplement G of `002_d97ecc788b964f97.txt` (eqs 19–21), issue 16's
+//! `hidden2025.mmle`: supplement G of `002_d97ecc788b964f97.txt` (eqs 19–21)
 //! experiment 7. Each `mmle` cell is a one-shot job (`causeway_papers::hidden2025::samplers::
 //! MmleSampler`) whose summaries hold π̃_j, g(π̃) and the KKT residual.
 //!

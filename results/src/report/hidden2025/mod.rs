@@ -18,6 +18,7 @@ mod metabric;
 pub use metabric::metabric;
 mod metabric_dags;
 mod metabric_edges;
+mod metabric_fits;
 mod mmle;
 pub use mmle::mmle;
 

@@ -449,7 +449,7 @@ fn notes(
     }
     notes.push(
         "The paper's datasets are R's (seeds 1..50 per K_Pa); ours are drawn from the run's seed, so the means differ by \
-         sampling error (sd/√datasets, about 0.005 at 50 datasets). The authors start t from Exp(1) draws rather than 1 (supplement B, issue 16), \
+         sampling error (sd/√datasets, about 0.005 at 50 datasets). The authors start t from Exp(1) draws rather than 1 (supplement B), \
          which at K_Pa = 10 can leave a chain stuck; t₀ = 1 here."
             .into(),
     );

@@ -262,7 +262,7 @@ fn notes(
     }
     notes.push(
         "The paper's 100 datasets per k1 are R's; ours are drawn from the run's seed, each of the three probability draws \
-         independent (the authors' script reseeds R before each, so theirs share one stream; issue 16: about +0.03 on the \
+         independent (the authors' script reseeds R before each, so theirs share one stream: about +0.03 on the \
          selection rates). A proportion over 100 datasets has a standard error of up to 0.05."
             .into(),
     );

@@ -344,7 +344,7 @@ pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         "G_true = G2. G2 is chosen when P(G2 | n) > 1/2 (hidden: HiDDeN's draws pooled over the chains; hidden_exact: the exact \
          posterior) or when ΔBDE = BDeu(G2) − BDeu(G1) > 0 (iss = 1; a tie is not a choice of G2)."
             .to_string(),
-        "The paper's Table 8 has no exact column. Issue 16 reports the exact rates 0.01–0.06 above HiDDeN's on the authors' \
+        "The paper's Table 8 has no exact column. Earlier measurements gave the exact rates 0.01–0.06 above HiDDeN's on the authors' \
          datasets (a chain in about thirty never leaving the wrong graph); Table 7's notes give, per row, HiDDeN − exact \
          dataset by dataset and the number of chains stuck on the wrong graph here."
             .to_string(),

@@ -22,9 +22,30 @@ type ToySeries = (Vec<(f64, LogZStats)>, Option<LogZStats>);
 ///
 /// Errors: unreadable summaries; polars.
 pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
+    let (exact, est) = gather(rd, m)?;
+    let (df, fig, coverage) = rows(&exact, &est)?;
+    let notes = notes(&exact, &fig, coverage);
+    figure(rd, &exact, &fig)?;
+    Ok(vec![Table {
+        name: "toy".into(),
+        title: "§5.2 / Fig. 5.1: exact ln p(x) against SMC (over J) and VB on the toy data".into(),
+        df,
+        notes,
+    }])
+}
+
+/// (hypothesis, R) → exact ln p(x).
+type Exact = BTreeMap<(usize, usize), f64>;
+/// (hypothesis, R, method, J) → the runs' values of ln Ẑ (or the ELBO).
+type Estimates = BTreeMap<(usize, usize, String, usize), Vec<f64>>;
+/// (hypothesis, R) → the figure's series.
+type Figure = BTreeMap<(usize, usize), ToySeries>;
+
+/// Every cell's exact value or estimates.
+fn gather(rd: &RunDir, m: &Manifest) -> Result<(Exact, Estimates), ReportError> {
     // (hypothesis, R) → exact; (hypothesis, R, method, J) → values.
-    let mut exact: BTreeMap<(usize, usize), f64> = BTreeMap::new();
-    let mut est: BTreeMap<(usize, usize, String, usize), Vec<f64>> = BTreeMap::new();
+    let mut exact: Exact = BTreeMap::new();
+    let mut est: Estimates = BTreeMap::new();
     for c in &m.cells {
         let (Some(h), Some(r)) = (
             parse_hypothesis(&param_str(m, c.index, "hypothesis")),
@@ -49,6 +70,15 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                 .extend(vals);
         }
     }
+    Ok((exact, est))
+}
+
+/// The table's rows (exact, then each method and J, per hypothesis and R), the figure's
+/// series, and (covered, SMC cells) of the CI of ln E[Ẑ].
+fn rows(
+    exact: &Exact,
+    est: &Estimates,
+) -> Result<(DataFrame, Figure, (usize, usize)), ReportError> {
     let mut c_h = Vec::new();
     let mut c_r = Vec::new();
     let mut c_method = Vec::new();
@@ -71,7 +101,7 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut keys: BTreeSet<(usize, usize)> = exact.keys().copied().collect();
     keys.extend(est.keys().map(|k| (k.0, k.1)));
     // Figure series: per (h, R): (J, stats) for smc; vb stats.
-    let mut fig: BTreeMap<(usize, usize), ToySeries> = BTreeMap::new();
+    let mut fig: Figure = BTreeMap::new();
     let mut coverage = (0usize, 0usize);
     for (h, r) in keys {
         let ex = exact.get(&(h, r)).copied().unwrap_or(f64::NAN);
@@ -141,7 +171,7 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
             push_row("exact", None, None);
         }
         let entry = fig.entry((h, r)).or_insert_with(|| (Vec::new(), None));
-        for ((hh, rr, method, j), vals) in &est {
+        for ((hh, rr, method, j), vals) in est {
             if (*hh, *rr) != (h, r) {
                 continue;
             }
@@ -186,6 +216,11 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     se::push_se(&mut cols, "max − exact", se_max, None);
     let df = DataFrame::new_infer_height(cols)?;
 
+    Ok((df, fig, coverage))
+}
+
+/// The table's notes: the thesis's claims, then what this run measured.
+fn notes(exact: &Exact, fig: &Figure, coverage: (usize, usize)) -> Vec<String> {
     // Model selection on the toy data (thesis: every method picks the true a_to_b at every R).
     let mut notes = vec![
         "Thesis §5.2, Fig. 5.1 (plotted only): SMC estimates are unbiased and their spread shrinks as J grows; for R = 1 SMC and VB equal \
@@ -247,7 +282,13 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         notes.push(format!("Measured, R = {r}: hypothesis picked by exact: {ex}; by SMC (largest J, ln mean Ẑ): {smc}; by VB (max ELBO): {vb}."));
     }
 
+    notes
+}
+
+/// Figure 5.1 (`figures/toy_fig5_1.svg`).
+fn figure(rd: &RunDir, exact: &Exact, fig: &Figure) -> Result<(), ReportError> {
     // Figure 5.1: rows R, columns hypotheses.
+    let rs: BTreeSet<usize> = fig.keys().map(|k| k.1).collect();
     let mut panels = Vec::new();
     for r in &rs {
         for (h, hyp) in HYPOTHESES.iter().enumerate() {
@@ -306,10 +347,5 @@ pub fn toy(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     if !panels.is_empty() {
         figures::line_panels(&rd.figures_dir().join("toy_fig5_1.svg"), &panels, 3)?;
     }
-    Ok(vec![Table {
-        name: "toy".into(),
-        title: "§5.2 / Fig. 5.1: exact ln p(x) against SMC (over J) and VB on the toy data".into(),
-        df,
-        notes,
-    }])
+    Ok(())
 }

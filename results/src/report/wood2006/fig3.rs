@@ -6,9 +6,10 @@ use polars::prelude::*;
 
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{
-    Convergence, ReportError, Table, append_convergence, axis_columns, chain_draws_of, f64s,
-    json_text, mean_sd_by, pm_column, se, u64s,
+    Convergence, ReportError, Table, append_convergence, axis_columns, f64s, json_text, mean_sd_by,
+    pm_column, se, u64s,
 };
+use crate::rundir::chain_draws_of;
 use crate::rundir::{Manifest, RunDir};
 use causeway_papers::metrics::mean_sd;
 use causeway_papers::wood2006::evaluation::log_joint_of;
@@ -18,7 +19,7 @@ use super::{replicates, sampler_of};
 
 /// Figure 3: for each true K, sampler (with or without split–merge) and initialisation, mean ±
 /// sd over datasets of the posterior mean of K+ (linked causes, both samplers) and, for RJMCMC,
-/// of K (all columns, most of them empty under the default `k_prior: ibp`; issue 12). Per
+/// of K (all columns, most of them empty under the default `k_prior: ibp`). Per
 /// dataset, the posterior mean averages the post-burn-in draws of all its chains. Also the log
 /// joint of the true (Z, Y) under the cell's target, and each chain's mean log joint against it:
 /// averaged over datasets the two agree for a converged sampler (the truth and a posterior draw

@@ -4,9 +4,8 @@ use polars::prelude::*;
 
 use crate::report::figures::{self, TraceVar};
 use crate::report::se;
-use crate::report::{
-    Convergence, ReportError, Table, append_convergence, chain_draws, json_text, u64s,
-};
+use crate::report::{Convergence, ReportError, Table, append_convergence, json_text, u64s};
+use crate::rundir::chain_draws;
 use crate::rundir::{Manifest, RunDir, find};
 use causeway_papers::Matrix;
 use causeway_papers::metrics::auc;

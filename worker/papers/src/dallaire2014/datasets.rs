@@ -2,7 +2,7 @@
 //! identification): the YAML `dataset` section, parsed with [`parse_dataset`] and built with
 //! [`DatasetSpec::build`].
 //!
-//! The section is an object tagged by `kind` (issue 17 §4's table; every split deterministic):
+//! The section is an object tagged by `kind` (every split deterministic):
 //!
 //! | kind | data | train / test (defaults) |
 //! |---|---|---|
@@ -16,7 +16,7 @@
 //! | `none` | `d` observed units and no rows: the posterior is the prior | 0 / none |
 //! | `prior_predictive` | `d` observed units, `n` rows drawn from the prior of `params` (SBC only: [`crate::dallaire2014::prior`]) | `n` / none |
 //!
-//! Choices the paper leaves open (issue 17 §4, §7), each configurable here:
+//! Choices the paper leaves open (§7), each configurable here:
 //! - **Splits.** The paper's were random and unstated ("halved", "75 were used for training and
 //!   75 for testing"). Ours are odd rows (1-based, file order) train and even rows test, so they can
 //!   be checked against independent computations; synthetic sets are independent draws, training
@@ -86,7 +86,7 @@ pub const ABALONE_COLUMNS: [&str; 9] = [
     "Shell weight",
     "Rings",
 ];
-/// Abalone's Sex coding (issue 17 §4): M = 1, F = 2, I (infant) = 3.
+/// Abalone's Sex coding: M = 1, F = 2, I (infant) = 3.
 pub const ABALONE_SEX_CODES: [(&str, f64); 3] = [("M", 1.0), ("F", 2.0), ("I", 3.0)];
 
 /// `kind: ring` (§5.1).
@@ -96,10 +96,10 @@ pub struct RingSpec {
     /// Training points. Default 2000 (§5.1).
     #[serde(default = "d_2000")]
     pub n_train: usize,
-    /// Test points. Default 2000 (issue 17 §4).
+    /// Test points. Default 2000.
     #[serde(default = "d_2000")]
     pub n_test: usize,
-    /// sd of the radius noise, ≥ 0. Default 0.1 (issue 17 §4; the paper gives none).
+    /// sd of the radius noise, ≥ 0. Default 0.1 (the paper gives none).
     #[serde(default = "d_ring_noise")]
     pub noise: f64,
 }

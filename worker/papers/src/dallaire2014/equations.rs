@@ -8,7 +8,7 @@
 //! layer m, n_k^(m−1,m) the number of layer-(m−1) children of unit k of layer m, and c_k^(s,m) the
 //! number of layer-s units with a jump edge to k (s ≤ m − 2).
 //!
-//! Where this module departs from the print (issue 17 decides; the tests of §6 check it):
+//! Where this module departs from the print (the tests of §6 check it):
 //! - **Eq 12** is printed (β′n_k/(β′+K^(s)))·(n_{−i,k}/(β+K^(m))) + n_{−i,k}/(β′+K^(s)): zero
 //!   whenever n_{−i,k}^(s,m) = 0, so no jump could ever start, and its denominators disagree with
 //!   eq 9. [`jump_edge_prob`] is the conditional of eq 9, (β′q_k + n_{−i,k})/(β′ + K^(s) − 1);
@@ -157,7 +157,7 @@ pub fn ln_jump_column(q: f64, c: usize, customers: usize, beta_prime: f64) -> f6
 /// K^(m) entries n_k^(m−1,m) (`adjacent[0]` empty); `jumps[t][k][s]` is c_k^(s,t) for units k of
 /// layer t ≥ 2 and s ≤ t − 2 (`jumps[0]`, `jumps[1]` empty). `jump_customers[s]` is the number of
 /// layer-s units counted as jump customers: K^(s), except in J_old(S′) of the birth/death move
-/// (issue 17 §2), where the new units' own jump rows are left out (and out of `jumps` too).
+///, where the new units' own jump rows are left out (and out of `jumps` too).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StructureCounts {
     /// K^(m), m = 0..=M.
@@ -237,7 +237,7 @@ pub fn adjacent_edge_prob(n_minus: usize, beta: f64, k_s: usize) -> f64 {
     n_minus as f64 / (beta + k_s as f64 - 1.0)
 }
 
-/// Eq 12 as corrected (issue 17 §2): the prior probability of a jump edge from unit k of layer
+/// Eq 12 as corrected: the prior probability of a jump edge from unit k of layer
 /// m ≥ s + 2 to unit i of layer s, (β′q_k + n_{−i,k}^(s,m))/(β′ + K^(s) − 1) — the conditional
 /// of eq 9 for one customer given the others.
 pub fn jump_edge_prob(q: f64, c_minus: usize, beta_prime: f64, k_s: usize) -> f64 {
@@ -295,7 +295,7 @@ pub fn ln_birth_rate(alpha: f64, beta: f64, k_child_layer: usize) -> f64 {
     (alpha * beta).ln() - (beta + k_child_layer as f64 - 1.0).ln()
 }
 
-/// Eq 15 as corrected (issue 17 §2): ln of λ_i/c(S′) · J_old(S′)/J(S) · Π_n f(a_in | k*)/f(a_in),
+/// Eq 15 as corrected: ln of λ_i/c(S′) · J_old(S′)/J(S) · Π_n f(a_in | k*)/f(a_in),
 /// with `c_after` = c(S′) ≥ 1 the death candidates of unit i after the birth, `ln_j_ratio` =
 /// ln J_old(S′) − ln J(S) (0 for the CIBP) and `ln_lr` the log likelihood ratio of unit i.
 /// The death (eq 16) is its negative, evaluated at the larger state. Not clamped at 0.

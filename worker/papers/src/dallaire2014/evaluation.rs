@@ -2,7 +2,7 @@
 //! KL divergence estimator of Pérez-Cruz (2008) that Table 1 reports, and the standardization it
 //! is computed in.
 //!
-//! Choices (issue 17 §3; the paper gives none of them):
+//! Choices (the paper gives none of them):
 //! - direction KL(test ‖ model): P is the test set (n × d), Q the fantasy data (m × d);
 //! - space: both standardized with the **training** mean and sample sd (n − 1 divisor);
 //! - k = 1 by default (`kl_k`);
@@ -91,7 +91,7 @@ pub struct KlEstimate {
 ///
 /// D̂(P‖Q) = (d/n) Σ_i ln(s_k(i)/r_k(i)) + ln(m/(n−1)), where r_k(i) is the k-th smallest
 /// positive Euclidean distance from P_i to the other points of P and s_k(i) the same from P_i to
-/// Q (Pérez-Cruz 2008, eq 14 with its erratum corrected; issue 17 §3). Distances are counted with
+/// Q (Pérez-Cruz 2008, eq 14 with its erratum corrected). Distances are counted with
 /// multiplicity; a distance of exactly 0 (in f64) is skipped and counted as a tie. The queries
 /// are exact (see [`knn`]): the result is bit for bit that of a brute-force scan.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -229,7 +229,7 @@ pub fn kl_knn(p: &[f64], q: &[f64], d: usize, k: usize) -> Result<KlEstimate, St
     KnnKl::new(p, p.len() / d, d, k)?.kl(q)
 }
 
-/// KL(test ‖ fantasy) as Table 1 computes it (issue 17 §3): the test set and every fantasy
+/// KL(test ‖ fantasy) as Table 1 computes it: the test set and every fantasy
 /// sample standardized with the **training** mean and sample sd, then [`KnnKl`] with P = the
 /// standardized test set. Built once per chain; each fantasy sample costs one [`KnnKl::kl`].
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -300,7 +300,7 @@ impl FantasyKl {
     }
 }
 
-/// The reference rows of `kl_reference.csv` (issue 17 §3), in the standardized space of the
+/// The reference rows of `kl_reference.csv`, in the standardized space of the
 /// training data.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KlReference {
@@ -319,7 +319,7 @@ pub struct KlReference {
     pub permutations: usize,
 }
 
-/// Default number of column-permutation draws of [`KlReference::kl_independent`] (issue 17 §3).
+/// Default number of column-permutation draws of [`KlReference::kl_independent`].
 pub const KL_INDEPENDENT_PERMUTATIONS: usize = 20;
 
 /// The reference rows for one dataset: `train` (n_train × d) and `test` (n_test × d) in data

@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset, Matrix};
+use crate::model::Model;
 use crate::params::ParamError;
-use crate::registry::Model;
 use crate::seed::ChainRng;
 use params::{Method, ObservedMap, Params};
 use samplers::dpmog::DpmogSampler;
@@ -51,7 +51,7 @@ impl Dallaire2014 {
         rng: &mut ChainRng,
         defect: Option<samplers::Defect>,
     ) -> Result<Box<dyn Sampler>, SamplerError> {
-        use crate::registry::with_defect;
+        use crate::model::with_defect;
         let p =
             Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
         let (x, test) = Self::matrices(data).map_err(SamplerError::Input)?;

@@ -182,7 +182,7 @@ fn yes() -> bool {
 
 /// Default cap on the number of units of a network (observed included): a chain whose structure
 /// grows past it fails with its reason instead of exhausting memory. The prior's tail is heavy
-/// (issue 17: one draw in 300,000 has more than 1,900 jump edges at α = β = β′ = 1, d = 2) but
+/// (one draw in 300,000 has more than 1,900 jump edges at α = β = β′ = 1, d = 2) but
 /// its unit count stays far below this.
 pub const DEFAULT_MAX_UNITS: usize = 20_000;
 

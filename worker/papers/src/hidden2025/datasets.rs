@@ -8,7 +8,7 @@
 //! so an empty configuration costs nothing anywhere downstream (issue: "empty parent
 //! configurations contribute exactly 0 and must cost nothing").
 //!
-//! Sources of data (issue 16, "Data and inputs"), each in its own file and re-exported here:
+//! Sources of data, each in its own file and re-exported here:
 //! [`csv`] (discrete CSV files), [`bif`] (BIF networks and ancestral sampling), [`synthetic`]
 //! (the generators of §5.1, §5.3 and supplement E), [`metabric`] (§6's preprocessing), and
 //! [`spec`] (the YAML `dataset` section: [`parse_dataset`], [`DatasetSpec::build`]).
@@ -227,7 +227,7 @@ impl DiscreteData {
     }
 
     /// The same data with every variable's unobserved levels removed (codes renumbered, labels
-    /// and their order kept): R's `factor()` on the data (issue 16, `levels: present`). A variable
+    /// and their order kept): R's `factor()` on the data (`levels: present`). A variable
     /// may be left with a single level.
     pub fn drop_absent_levels(&self) -> DiscreteData {
         let mut out = self.clone();

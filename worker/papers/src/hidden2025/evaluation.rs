@@ -1,5 +1,5 @@
 //! Evaluation of HiDDeN (`002_d97ecc788b964f97.txt`, §5 and supplement C–F), polars-free: the
-//! baselines of the paper's tables, exactly as bnlearn 5.x defines them (issue 16, "Baselines").
+//! baselines of the paper's tables, exactly as bnlearn 5.x defines them.
 //!
 //! - this module: the errors, the level-count rule ([`Levels`], [`LevelCounts`]) and the two
 //!   parameter estimators of Table 1 and supplement F, [`mle`] (eq 3) and [`dirichlet_multinomial`]

@@ -22,8 +22,8 @@ use serde_json::Value;
 
 use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
+use crate::model::Model;
 use crate::params::ParamError;
-use crate::registry::Model;
 use crate::seed::ChainRng;
 use datasets::DiscreteData;
 use params::{Method, Params};
@@ -39,7 +39,7 @@ fn build_sampler(
     rng: &mut ChainRng,
     defect: Option<samplers::Defect>,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
-    use crate::registry::with_defect;
+    use crate::model::with_defect;
     let p = Params::from_value("params", params).map_err(|e| SamplerError::Input(e.to_string()))?;
     let d = DiscreteData::from_matrices(&data.observed).map_err(SamplerError::Input)?;
     Ok(match p.method {

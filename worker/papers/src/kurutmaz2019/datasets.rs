@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::data::{DataContext, Dataset, Matrix};
-use crate::kurutmaz2019::params::{Hyper, Hypothesis};
-use crate::kurutmaz2019::params::{HyperKeys, resolve_hyper};
+use crate::kurutmaz2019::hyper::{Hyper, Hypothesis};
+use crate::kurutmaz2019::hyper::{HyperKeys, resolve_hyper};
 use crate::params::{ParamError, check_range_usize, parse};
 use crate::seed::ChainRng;
 
@@ -46,13 +46,13 @@ pub struct SyntheticSpec {
     #[serde(default)]
     pub b2: Option<f64>,
     /// Dirichlet concentration γ (default 10).
-    #[serde(default = "crate::kurutmaz2019::params::default_gamma")]
+    #[serde(default = "crate::kurutmaz2019::hyper::default_gamma")]
     pub gamma: f64,
     /// Prior mean m (default 0).
     #[serde(default)]
     pub m: f64,
     /// Prior precision scaling λ (default 0.1).
-    #[serde(default = "crate::kurutmaz2019::params::default_lambda")]
+    #[serde(default = "crate::kurutmaz2019::hyper::default_lambda")]
     pub lambda: f64,
 }
 

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::kurutmaz2019::datasets::{PairMeta, pair_number};
-use crate::kurutmaz2019::params::Hypothesis;
+use crate::kurutmaz2019::hyper::Hypothesis;
 use crate::math::log_sum_exp;
 use crate::metrics::{auc, mean_sd};
 

@@ -76,13 +76,15 @@
 pub mod datasets;
 pub mod equations;
 pub mod evaluation;
+pub mod hyper;
 pub mod params;
 pub mod prior;
 pub mod samplers;
 
 use serde_json::Value;
 
-pub use params::{Hyper, Hypothesis, Method, Params, Resolved, parse_params, setting};
+pub use hyper::{Hyper, Hypothesis, setting};
+pub use params::{Method, Params, Resolved, parse_params};
 pub use samplers::{
     DemInit, DemSampler, ExactSampler, PgSampler, Problem, Resampling, RunStats, SmcConfig,
     SmcSampler, VbConfig, VbResult, VbSampler, build_sampler,
@@ -90,8 +92,8 @@ pub use samplers::{
 
 use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
+use crate::model::Model;
 use crate::params::ParamError;
-use crate::registry::Model;
 use crate::sbc::PriorDraw;
 use crate::seed::ChainRng;
 

@@ -17,7 +17,10 @@
 //! ([`crate::seed::evaluation_rng`], the chain's own key on a stream its draws never use). Under a
 //! correct sampler, r is uniform on `0..=L`. The uniformity tests are in [`uniformity`].
 
+mod draw;
 pub mod uniformity;
+
+pub use draw::{PriorDraw, unsupported};
 
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -25,8 +28,8 @@ use serde_json::Value;
 
 use crate::chain::{RunSpec, Sampler, SamplerError, decode_state, encode_state};
 use crate::data::{DataContext, Dataset, Matrix};
+use crate::model::Model;
 use crate::params::{ParamError, parse};
-use crate::registry::Model;
 use crate::seed::{ChainRng, evaluation_rng};
 
 /// The key of a cell's `params` that makes its chains SBC simulations (set by the coordinator,
@@ -64,44 +67,6 @@ impl SbcSpec {
     pub fn iterations_needed(&self) -> u64 {
         self.draws.saturating_mul(self.thin)
     }
-}
-
-/// A draw of the model's parameters from their prior: the scalars SBC ranks (each named as the
-/// sampler traces it) and whatever else the model's [`Model::simulate`] needs (latent matrices
-/// such as Z and Y).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PriorDraw {
-    /// `(trace name, value)` of every ranked scalar, in a fixed order.
-    pub scalars: Vec<(String, f64)>,
-    /// Latent structure and fixed values, by name (model-specific).
-    pub latent: Vec<Matrix>,
-}
-
-impl PriorDraw {
-    /// The ranked scalar called `name`.
-    pub fn scalar(&self, name: &str) -> Option<f64> {
-        self.scalars.iter().find(|(n, _)| n == name).map(|x| x.1)
-    }
-
-    /// The scalars as the 1 × P [`TRUTH`] matrix.
-    pub fn truth_matrix(&self) -> Matrix {
-        let mut m = Matrix::new(
-            TRUTH,
-            1,
-            self.scalars.len(),
-            self.scalars.iter().map(|x| x.1).collect(),
-        );
-        m.col_names = self.scalars.iter().map(|x| x.0.clone()).collect();
-        m
-    }
-}
-
-/// The error of [`Model::sample_prior`] and [`Model::simulate`] for a model that has neither.
-pub fn unsupported(model: &str) -> ParamError {
-    ParamError::new(
-        SBC_KEY,
-        format!("SBC not supported by {model}: it has no sample_prior/simulate"),
-    )
 }
 
 /// Split a cell's `params` into the model's own parameters and the [`SbcSpec`] (`None`: not an

@@ -1,4 +1,4 @@
-//! Checkpoint round trips (issue 13): a chain saved every few iterations, and resumed from each
+//! Checkpoint round trips: a chain saved every few iterations, and resumed from each
 //! of its checkpoints on a freshly built sampler, must give the uninterrupted chain's trace,
 //! statistics and summary bit for bit.
 

@@ -1,25 +1,26 @@
-//! Whole experiments with a deliberately broken kernel (issue 18 §4, the power of
+//! Whole experiments with a deliberately broken kernel (the power of
 //! `causeway check --statistical`): a build with the `testing` feature reads the environment
 //! variable [`DEFECT_ENV`] when the worker builds a chain's sampler, and switches that `Defect`
 //! variant on through the model's [`Model::sampler_with_defect`]. Builds without the feature
-//! (every release binary, `make build`) never read it, so a YAML or a stray environment
+//! (the binary of `make build` and `make reproduce`; `make power` builds the one with it, in
+//! `target/testing/`) never act on it, so a YAML or a stray environment
 //! variable cannot run a broken kernel in production.
 //!
 //! The value is the variant's name as its enum spells it (`DropPriorTerm`,
 //! `MtmWithoutCurrent`, …), parsed by the model that runs, which lists its variants in the error
 //! when the name is not one of them.
 //!
-//! [`Model::sampler_with_defect`]: crate::registry::Model::sampler_with_defect
+//! [`Model::sampler_with_defect`]: crate::model::Model::sampler_with_defect
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Dataset;
-use crate::registry::Model;
+use crate::model::Model;
 use crate::seed::ChainRng;
 
-pub use crate::registry::DEFECT_ENV;
+pub use crate::model::DEFECT_ENV;
 
 /// A model's `Defect` variant from its name. Errors: [`SamplerError::Input`] naming the variable,
 /// the value and the model's variants (serde's "expected one of …").
@@ -38,7 +39,7 @@ pub fn sampler(
     data: &Dataset,
     rng: &mut ChainRng,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
-    match crate::registry::requested_defect() {
+    match crate::model::requested_defect() {
         None => model.sampler(params, data, rng),
         Some(d) => model.sampler_with_defect(params, data, rng, &d),
     }

@@ -463,7 +463,7 @@ pub fn ln_k_new_weights(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Split–merge for Algorithm 2 (ours, not in the paper: issue 12; Meeds et al. 2007, "Modeling
+// Split–merge for Algorithm 2 (ours, not in the paper; Meeds et al. 2007, "Modeling
 // dyadic data with binary latent factors", §3.2, adapted to the noisy-OR and its rows of Y)
 // ---------------------------------------------------------------------------------------------
 

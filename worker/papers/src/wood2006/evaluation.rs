@@ -116,7 +116,7 @@ pub fn errors_at(
 
 /// The `log_joint` trace value (see `HiddenCauseSampler::log_joint`) of the state (Z, Y) for data
 /// X under `params` (its sampler's target: Gibbs, the IBP class probability; RJMCMC, Eq. 5 and
-/// P(K)). Used to compare a chain's log joint with that of the true structure (issue 12).
+/// P(K)). Used to compare a chain's log joint with that of the true structure.
 /// `x`: N × T, `z`: N × K, `y`: K × T. Errors: shapes that do not fit, invalid `params`.
 pub fn log_joint_of(
     params: &crate::wood2006::Params,
@@ -131,7 +131,7 @@ pub fn log_joint_of(
     Ok(s.log_joint())
 }
 
-/// The posterior of RJMCMC's number of columns K given its linked columns (issue 12): in the
+/// The posterior of RJMCMC's number of columns K given its linked columns: in the
 /// finite model (§3.1, Algorithm 1) with prior `k_prior` on `1..=k_max`, K depends on the data
 /// only through the K_+ linked columns, whose counts are `ms` (each ≥ 1):
 /// `P(K | Z_+) ∝ P(K) · K!/(K−K_+)! · Π_{k ≤ K_+} g_K(m_k) · g_K(0)^{K−K_+}` for `K ≥ K_+`, where

@@ -65,8 +65,8 @@ pub use samplers::{HiddenCauseSampler, Hyper};
 
 use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
+use crate::model::Model;
 use crate::params::ParamError;
-use crate::registry::Model;
 use crate::sbc::PriorDraw;
 use crate::seed::ChainRng;
 

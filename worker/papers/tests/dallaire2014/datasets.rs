@@ -1,7 +1,7 @@
-//! Tests of dallaire2014: datasets (paper `004_74db43a26dbf0fa1.txt` §5.1, §5.2; issue 17 §4).
+//! Tests of dallaire2014: datasets (paper `004_74db43a26dbf0fa1.txt` §5.1, §5.2).
 //!
 //! The real datasets are checked against the files read independently here; the synthetic ones
-//! against their recipes; every bad input of issue 17 §6 must be refused naming the file, the
+//! against their recipes; every bad input must be refused naming the file, the
 //! line and the column.
 
 use std::path::{Path, PathBuf};

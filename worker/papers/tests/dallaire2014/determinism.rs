@@ -1,4 +1,4 @@
-//! The chain never reads the test set (issue 17 §3): fantasy data and the KL come from the chain's
+//! The chain never reads the test set: fantasy data and the KL come from the chain's
 //! second stream (`seed::evaluation_rng`), so changing the test set changes the `kl` column and
 //! nothing else, and dropping it removes the column.
 

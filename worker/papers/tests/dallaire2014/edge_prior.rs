@@ -1,4 +1,4 @@
-//! Tests of dallaire2014: edge_prior (issue 17 §6).
+//! Tests of dallaire2014: edge_prior.
 //!
 //! - Eq 11 and eq 12 (corrected) are the conditional prior of one edge of the *last customer*:
 //!   compared with Monte Carlo frequencies in forward draws of the generative process (eqs 3–9),

@@ -1,4 +1,4 @@
-//! Tests of the measurement side of Table 1 (paper `004_74db43a26dbf0fa1.txt` §5.1, issue 17 §3):
+//! Tests of the measurement side of Table 1 (paper `004_74db43a26dbf0fa1.txt` §5.1):
 //! the k-NN KL estimator and its reference rows ([`kl`]), the KDE baseline ([`kde`]) and the DP
 //! mixture of Gaussians baseline ([`dpmog`]).
 
@@ -43,7 +43,7 @@ pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data")
 }
 
-/// Abalone as issue 17 §4 codes it (Sex M=1, F=2, I=3, the 7 measurements, Rings), rows 1–4000,
+/// Abalone coded (Sex M=1, F=2, I=3, the 7 measurements, Rings), rows 1–4000,
 /// odd rows (1st, 3rd, …) train and even rows test: (train, test), 2000 × 9 each. A small reader
 /// for the tests only (the dataset code is `dallaire2014::datasets`).
 pub fn abalone() -> (Matrix, Matrix) {

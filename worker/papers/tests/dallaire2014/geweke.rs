@@ -1,4 +1,4 @@
-//! Tests of dallaire2014: geweke (issue 17 §6). Geweke (2004) "getting it right" for the MCMC of
+//! Tests of dallaire2014: geweke. Geweke (2004) "getting it right" for the MCMC of
 //! §4, CIBP and eCIBP, with the parameter updates on.
 //!
 //! θ is the whole network (structure, W, γ, ν and the hidden activations), x the N × D observed

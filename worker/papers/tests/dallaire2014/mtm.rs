@@ -1,4 +1,4 @@
-//! Tests of dallaire2014: mtm (issue 17 §6). The MTM-II step of eq 10 leaves the exact
+//! Tests of dallaire2014: mtm. The MTM-II step of eq 10 leaves the exact
 //! conditional of one activation invariant.
 //!
 //! One unit with prior N(y, 1/ν) given its parents and 1 or 2 children (everything else fixed):

@@ -1,4 +1,4 @@
-//! Tests of dallaire2014: prior_moments (issue 17 §6, "Prior"). With no data (N = 0), the MCMC
+//! Tests of dallaire2014: prior_moments. With no data (N = 0), the MCMC
 //! of §4 (`method: mcmc`) must sample the structure prior, and so must the forward draws
 //! (`method: forward`): both match the exact moments of
 //! `causeway_papers::dallaire2014::evaluation::prior_moments::exact_prior_moments` within 4.5

@@ -1,4 +1,4 @@
-//! Simulation-based calibration of the CIBP / eCIBP MCMC of §4 (issue 17 §1, issue 13 §3), in
+//! Simulation-based calibration of the CIBP / eCIBP MCMC of §4, in
 //! process with the functions the runner uses (`causeway_papers::sbc`: the coordinator's
 //! `build_dataset` on the replicate's dataset stream, the worker's `SbcSampler` on the chain's
 //! stream), seeded as a run's simulation s would be. θ̃ is a network from the prior
@@ -11,8 +11,8 @@
 //! from the empty start (the experiment file `experiments/dallaire2014/sbc.yaml` gives the
 //! figures).
 
+use causeway_papers::Model;
 use causeway_papers::dallaire2014::Dallaire2014;
-use causeway_papers::registry::Model;
 use causeway_papers::sbc::SbcSpec;
 use causeway_papers::testing::{SbcCheck, SbcPValues, sbc_p_values, worst_p_value};
 use causeway_papers::{ChainRng, Dataset, RunSpec, Sampler, SamplerError, dataset_rng};

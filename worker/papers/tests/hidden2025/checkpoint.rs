@@ -1,4 +1,4 @@
-//! Chain checkpoints (issue 13): every method (Algorithm 1 with and without step-size
+//! Chain checkpoints: every method (Algorithm 1 with and without step-size
 //! adaptation, edges, parent sets, DAGs, the node-by-node DAG sampler, exact, MMLE), built
 //! through the registry as a worker builds it, resumed from each of its checkpoints on a fresh
 //! sampler, gives the uninterrupted chain bit for bit (`testing::checkpoint`).

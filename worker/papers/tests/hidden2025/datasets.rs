@@ -1,5 +1,5 @@
 //! hidden2025 datasets tests: discrete CSV, BIF reading and ancestral sampling, the synthetic
-//! generators, METABRIC preprocessing and the `dataset` section (issue 16, "Data and inputs").
+//! generators, METABRIC preprocessing and the `dataset` section.
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! hidden2025 evaluation tests: the baselines of HiDDeN's tables (issue 16, "Baselines").
+//! hidden2025 evaluation tests: the baselines of HiDDeN's tables.
 //! Table 2's GS and IAMB columns on LUCAS, scores on simulated data, HC/TABU, logit MLE = MLE.
 
 use std::path::PathBuf;

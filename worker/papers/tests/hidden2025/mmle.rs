@@ -1,4 +1,4 @@
-//! hidden2025 MMLE tests (supplement G, eqs 19–21; issue 16, experiment 7): the KKT conditions at
+//! hidden2025 MMLE tests (supplement G, eqs 19–21, experiment 7): the KKT conditions at
 //! the optimum on LUCAS with its true DAG, agreement with a brute-force optimiser on tiny tables,
 //! eq 19 against eq 7, eq 21, the `method: mmle` one-shot job, and a negative control (eq 20
 //! without its −ψ(βω) term) that must fail the same checks.

@@ -1,4 +1,4 @@
-//! Correctness tests of HiDDeN's samplers (paper `002_d97ecc788b964f97.txt`, issue 16,
+//! Correctness tests of HiDDeN's samplers (paper `002_d97ecc788b964f97.txt`,
 //! "Correctness: shown by tests"): MALA leaves h_{j,x} invariant (eq 9), one sweep of Algorithm 2
 //! leaves the exact distribution of the indicators invariant (eq 13), Algorithm 1 (and 1 + 2)
 //! against the exact method, and the negative controls that must fail the same tests.

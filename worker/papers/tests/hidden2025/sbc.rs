@@ -1,6 +1,5 @@
 //! Simulation-based calibration of Algorithm 1 (`method: mala`, t_j given a fixed parent set)
-//! and Algorithms 1 + 2 (`method: edges`, t_j and the edge indicators) of paper 002 (issue 16,
-//! issue 13 §3), in process with the functions the runner uses (`causeway_papers::sbc`: the
+//! and Algorithms 1 + 2 (`method: edges`, t_j and the edge indicators) of paper 002, in process with the functions the runner uses (`causeway_papers::sbc`: the
 //! coordinator's `build_dataset` on the replicate's dataset stream, the worker's `SbcSampler` on
 //! the chain's stream), seeded as a run's simulation s would be. θ̃ and the data come from
 //! `hidden2025::prior` (covariates iid uniform, the node from Dir(t_j) given its true parents).
@@ -18,11 +17,11 @@
 //! 0.001–0.003, at thin 100 and still (0.03) at thin 300; with ρ_j = k_j + 1 every p-value is
 //! ≥ 0.015 at 1,000 simulations on two seeds. The experiment file
 //! `experiments/hidden2025/sbc.yaml` runs both values of ρ at 1,000 simulations.
+use causeway_papers::Model;
 use causeway_papers::hidden2025::Hidden2025;
 use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::params::Params;
 use causeway_papers::hidden2025::samplers::{Defect, HiddenSampler};
-use causeway_papers::registry::Model;
 use causeway_papers::sbc::SbcSpec;
 use causeway_papers::testing::{SbcCheck, SbcPValues, sbc_p_values, worst_p_value};
 use causeway_papers::{ChainRng, Dataset, RunSpec, Sampler, SamplerError, dataset_rng};

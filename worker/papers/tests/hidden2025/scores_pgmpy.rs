@@ -1,5 +1,4 @@
-//! The network scores of `evaluation::scores` against pgmpy 1.1.2 (issue 16, "Correctness:
-//! Equations"): BDeu (iss 1 and 10), BIC, AIC, K2 and the log-likelihood of LUCAS with its true DAG
+//! The network scores of `evaluation::scores` against pgmpy 1.1.2: BDeu (iss 1 and 10), BIC, AIC, K2 and the log-likelihood of LUCAS with its true DAG
 //! and of a 500-row ALARM sample with the network's DAG, per node and per DAG, to 1e-9 relative.
 //! The fixture `tests/fixtures/hidden2025/pgmpy_scores.csv` comes from `bench/pgmpy_scores.py`
 //! (its header gives the command and the conventions).

@@ -1,5 +1,5 @@
 //! Correctness tests of HiDDeN's structure samplers (paper `002_d97ecc788b964f97.txt`, §4.2 and
-//! §4.4; issue 16, "Correctness: shown by tests"): with t fixed, one sweep of Algorithm 3, of
+//! §4.4): with t fixed, one sweep of Algorithm 3, of
 //! Algorithm 4 and of the node-by-node DAG sampler from exact draws leaves the exact
 //! distribution unchanged (χ² and TV, `causeway_papers::testing::gof`; the DAG sampler over the
 //! 25 DAGs on 3 nodes, never visiting a cyclic graph); with t free, long runs against the exact

@@ -1,4 +1,4 @@
-//! Chain checkpoints (issue 13): every method (SIS-CN, PG-CN, VB-CN, DEM-CN, exact), built
+//! Chain checkpoints: every method (SIS-CN, PG-CN, VB-CN, DEM-CN, exact), built
 //! through the registry as a worker builds it, resumed from each of its checkpoints on a fresh
 //! sampler, gives the uninterrupted chain bit for bit (`testing::checkpoint`).
 

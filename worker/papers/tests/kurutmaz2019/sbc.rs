@@ -1,4 +1,4 @@
-//! Simulation-based calibration of PG-CN (issue 13 §3), in process with the functions the runner
+//! Simulation-based calibration of PG-CN, in process with the functions the runner
 //! uses (`causeway_papers::sbc`), seeded as a run's simulation s would be. θ̃ = r̃, ranked by
 //! ln p(r̃, x) among ln p(r_ℓ, x) of the PG draws. The correct PG passes (both p-values ≥ 0.001);
 //! PG without its reference path (`Defect::OmitCategoricalPredictive`, an independent SMC draw per sweep,

@@ -1,4 +1,4 @@
-//! Chain checkpoints (issue 13): the hidden-cause sampler, Gibbs and RJMCMC with and without
+//! Chain checkpoints: the hidden-cause sampler, Gibbs and RJMCMC with and without
 //! hyperparameter updates, built through the registry as a worker builds it, resumed from each
 //! of its checkpoints on a fresh sampler, gives the uninterrupted chain bit for bit
 //! (`testing::checkpoint`).

@@ -479,7 +479,7 @@ fn gibbs_with_split_merge_without_allocation_probabilities_fails() {
     );
 }
 
-/// `evaluation::k_posterior_given_linked` (RJMCMC's P(K | linked columns), issue 12) against
+/// `evaluation::k_posterior_given_linked` (RJMCMC's P(K | linked columns)) against
 /// the exact finite-model posterior over (K, lof class), both `k_prior`s, with k_max = 6: for
 /// every lof class of the linked columns, P(K | class) from enumeration equals the formula.
 #[test]

@@ -1,4 +1,4 @@
-//! Paper-size behaviour of the two samplers that the exact tests cannot reach (issue 12):
+//! Paper-size behaviour of the two samplers that the exact tests cannot reach:
 //! RJMCMC's number of columns K against its analytic posterior given the linked columns, and
 //! Algorithm 2 with and without split–merge started at the true (Z, Y).
 

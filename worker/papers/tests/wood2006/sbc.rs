@@ -1,4 +1,4 @@
-//! Simulation-based calibration of the wood2006 samplers (issue 13 §3), in process with the
+//! Simulation-based calibration of the wood2006 samplers, in process with the
 //! functions the runner uses (`causeway_papers::sbc`: the coordinator's `build_dataset` on the
 //! replicate's dataset stream, the worker's `SbcSampler` on the chain's stream), seeded exactly as
 //! a run's simulation s would be. The correct sampler passes (every p-value of the χ² and the

@@ -1,5 +1,5 @@
 //! The network of §5.2 of paper `004_74db43a26dbf0fa1.txt` ("Structure Identification"), as
-//! issue 17 §4 reads it, and a self-contained ancestral sampler for it.
+//! as §5.2 describes it, and a self-contained ancestral sampler for it.
 //!
 //! Layout: 2 observed units (layer 0), 2 hidden units in layer 1, 3 roots (layer 2); units are
 //! numbered layer 0 first, then 1, then 2: `x1, x2, h1_1, h1_2, h2_1, h2_2, h2_3`.

@@ -1,7 +1,7 @@
 //! The synthetic datasets of paper `004_74db43a26dbf0fa1.txt` §5.1 ("Experiments on Synthetically
 //! Generated Data"): *ring* and *pinwheel*. The paper gives the shapes only ("uniformly sampling
 //! points on the unit circle and apply Gaussian noise to the radius"; "stretching and rotating four
-//! Gaussian distributions, resulting in a spiral shape"); the numbers below are issue 17 §4's
+//! Gaussian distributions, resulting in a spiral shape"); the numbers below are ours
 //! choices, each configurable from the `dataset` section.
 
 use rand::RngExt;
@@ -9,7 +9,7 @@ use rand_distr::{Distribution, StandardNormal};
 
 use crate::seed::ChainRng;
 
-/// Default ring radius noise sd (issue 17 §4; the paper gives no noise level).
+/// Default ring radius noise sd (the paper gives no noise level).
 pub const RING_NOISE: f64 = 0.1;
 /// Default pinwheel arms (the paper's "four Gaussians").
 pub const PINWHEEL_CLASSES: usize = 4;
@@ -40,7 +40,7 @@ pub fn ring(n: usize, noise: f64, rng: &mut ChainRng) -> Vec<f64> {
     x
 }
 
-/// Pinwheel settings (issue 17 §4's recipe; defaults in the `PINWHEEL_*` constants).
+/// Pinwheel settings (defaults in the `PINWHEEL_*` constants).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pinwheel {
     /// Number of arms C.

@@ -1,6 +1,6 @@
 //! Numeric tables read from CSV files for the real datasets of paper `004_74db43a26dbf0fa1.txt`
 //! (§5.1: Geyser, Iris, Abalone) and for a user's `csv`, their deterministic odd/even split, and
-//! the checks that run on the coordinator before any chain starts (issue 17 §4, §6 "Bad input in
+//! the checks that run on the coordinator before any chain starts (§6 "Bad input in
 //! experiments").
 //!
 //! Format: comma-separated, one record per line (`\n` or `\r\n`), no quoted commas; a field may
@@ -89,7 +89,7 @@ impl NumericTable {
         }
     }
 
-    /// The deterministic split of issue 17 §4: data rows 1, 3, 5, … (1-based, file order) train,
+    /// The deterministic split: data rows 1, 3, 5, … (1-based, file order) train,
     /// rows 2, 4, 6, … test. n rows give ⌈n/2⌉ / ⌊n/2⌋.
     pub fn split_odd_even(&self) -> (NumericTable, NumericTable) {
         (
@@ -267,7 +267,7 @@ fn parse_number(cell: &str) -> Result<f64, String> {
     }
 }
 
-/// The checks a training table must pass (issue 17 §4, §6): at least `min_rows` rows, and no
+/// The checks a training table must pass (§6): at least `min_rows` rows, and no
 /// constant column (it cannot be standardized or min-max mapped). Errors name the file and the
 /// column (1-based position in the file and name).
 pub fn check_training(t: &NumericTable, key: &str, min_rows: usize) -> Result<(), ParamError> {

@@ -1,5 +1,5 @@
 //! The kernel density baseline of Table 1 (paper `004_74db43a26dbf0fa1.txt` §5.1; settings from
-//! issue 17 §3, the paper gives none).
+//! the paper gives none).
 //!
 //! An isotropic Gaussian kernel on the training data standardized with the training mean and
 //! sample sd: f(z) = (1/n) Σ_j N(z; z_j, h_j² I), with h_j = h·λ_j.
@@ -27,13 +27,13 @@ use super::Standardizer;
 use crate::dallaire2014::params::Bandwidth;
 use crate::seed::ChainRng;
 
-/// Lower end of the bandwidth search, standardized units (issue 17 §3).
+/// Lower end of the bandwidth search, standardized units.
 pub const BANDWIDTH_MIN: f64 = 1e-3;
-/// Upper end of the bandwidth search, standardized units (issue 17 §3).
+/// Upper end of the bandwidth search, standardized units.
 pub const BANDWIDTH_MAX: f64 = 10.0;
-/// Points of the log grid (issue 17 §3).
+/// Points of the log grid.
 pub const GRID_POINTS: usize = 401;
-/// Golden-section stopping width in ln h (issue 17 §3).
+/// Golden-section stopping width in ln h.
 pub const LN_H_TOLERANCE: f64 = 1e-8;
 /// Largest training set the leave-one-out criterion accepts (its n² distances are kept).
 pub const MAX_TRAIN_ROWS: usize = 10_000;

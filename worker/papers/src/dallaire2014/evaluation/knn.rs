@@ -3,7 +3,7 @@
 //!
 //! The tree returns exactly what a brute-force scan returns: the k-th smallest **positive**
 //! squared Euclidean distance (counted with multiplicity) from a query to the stored points, and
-//! the number of stored points at distance exactly 0 (the ties of issue 17 §3). Distances are
+//! the number of stored points at distance exactly 0 (ties). Distances are
 //! computed by the one function [`dist2`] in both cases, so the values agree bit for bit.
 //!
 //! Why pruning is exact: a node splits dimension j at value v, every point of its left child has

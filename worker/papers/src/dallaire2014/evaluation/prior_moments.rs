@@ -1,4 +1,4 @@
-//! The exact prior moments of the CIBP and eCIBP structure (issue 17 §4, `prior_moments.csv`,
+//! The exact prior moments of the CIBP and eCIBP structure (`prior_moments.csv`,
 //! "Exact values"), and a Rao-Blackwellized forward estimate of `p_no_jump` for the eCIBP.
 //!
 //! Paper `004_74db43a26dbf0fa1.txt`, eqs 3–9. Layer 0 holds the d observed units; an IBP(α, β)
@@ -34,7 +34,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Poisson};
 use statrs::function::gamma::ln_gamma;
 
-/// Upper bound on the probability mass neglected by [`exact_prior_moments`] (issue 17 §4).
+/// Upper bound on the probability mass neglected by [`exact_prior_moments`].
 pub const NEGLECTED_MASS_TOL: f64 = 1e-12;
 
 /// The recursion stops once P(K^(m) > 0) is below this (the rest is counted as neglected mass).
@@ -47,7 +47,7 @@ pub const MAX_LAYERS: usize = 100_000;
 /// Largest truncation point k_max tried by [`exact_prior_moments`].
 pub const MAX_SUPPORT: usize = 1 << 15;
 
-/// The exact prior moments of the structure for one (d, α, β, prior) (issue 17 §4). Counts
+/// The exact prior moments of the structure for one (d, α, β, prior). Counts
 /// include the observed units; depth counts layer 0.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PriorMoments {
@@ -86,7 +86,7 @@ pub struct PriorMoments {
 }
 
 /// H(K) = Σ_{j=1}^{K} β/(β+j−1): the total new-unit rate of K customers divided by α (eq 5 of
-/// `004_74db43a26dbf0fa1.txt`; issue 17 §4). H(0) = 0, H(1) = 1; for β = 1 it is the harmonic
+/// `004_74db43a26dbf0fa1.txt`). H(0) = 0, H(1) = 1; for β = 1 it is the harmonic
 /// number H_K.
 pub fn beta_harmonic(k: usize, beta: f64) -> f64 {
     (1..=k).map(|j| beta / (beta + (j - 1) as f64)).sum()
@@ -243,7 +243,7 @@ fn moments_at(
     })
 }
 
-/// Exact prior moments of the structure (issue 17 §4 "Exact values") for d observed units,
+/// Exact prior moments of the structure for d observed units,
 /// IBP(α, β) between adjacent layers, and jump edges (`jumps`, the eCIBP) or not (the CIBP).
 /// β′ does not enter: a layer-s unit joins a unit k two or more layers up with marginal
 /// probability q_k whatever β′.
@@ -404,7 +404,7 @@ pub struct ForwardEstimate {
     pub draws: usize,
 }
 
-/// Rao-Blackwellized forward estimate of p_no_jump = P(n_jump_edges = 0) for the eCIBP (issue 17
+/// Rao-Blackwellized forward estimate of p_no_jump = P(n_jump_edges = 0) for the eCIBP
 /// §4): the mean over `draws` forward CIBP structures ([`sample_cibp_structure`]) of
 /// exp([`log_p_no_jump_given_structure`]), with its standard error.
 ///
@@ -450,7 +450,7 @@ mod tests {
     use super::*;
     use crate::seed::chain_rng;
 
-    /// The three (α, β, β′) of `prior.yaml` (issue 17 §4).
+    /// The three (α, β, β′) of `prior.yaml`.
     const SETTINGS: [(f64, f64, f64); 3] = [(1.0, 1.0, 1.0), (0.5, 1.0, 2.0), (1.0, 2.0, 0.5)];
 
     /// Running mean and standard error of i.i.d. values.
@@ -628,7 +628,7 @@ mod tests {
         }
     }
 
-    /// Jump edges of one CIBP draw, drawn customer by customer from eq 9 (issue 17 §1):
+    /// Jump edges of one CIBP draw, drawn customer by customer from eq 9:
     /// customer j of layer s joins unit k of layer m ≥ s+2 with probability
     /// (β′q_k + c_k)/(β′ + j − 1 + `denominator_shift`). Shift 0 is eq 9; 1 is a defect.
     fn simulate_jumps(

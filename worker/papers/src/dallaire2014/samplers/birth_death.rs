@@ -1,5 +1,5 @@
 //! Phase 2 of the structure update (paper `004_74db43a26dbf0fa1.txt` §4, eqs 15–16, corrected
-//! by issue 17 §2): for each unit i of layer m − 1, with probability ½ propose a birth of a
+//! as corrected): for each unit i of layer m − 1, with probability ½ propose a birth of a
 //! singleton parent in layer m, otherwise a death of one.
 //!
 //! - **Birth.** A new unit k* of layer m with its edge to i; its W, γ, ν from the prior; its

@@ -1,5 +1,5 @@
 //! The conjugate parameter updates (paper `004_74db43a26dbf0fa1.txt` §3.4; the paper omits them
-//! "for brevity", issue 17 §2 gives them): for every unit i, observed included, each weight W_ik
+//! "for brevity" gives them): for every unit i, observed included, each weight W_ik
 //! of an existing edge from its Gaussian conditional, then γ_i, then ν_i.
 
 use rand_distr::{Distribution, Gamma, StandardNormal};

@@ -1,5 +1,5 @@
 //! The Dirichlet-process mixture of Gaussians baseline of Table 1 (Görür & Rasmussen 2010,
-//! cited in §5.1 of `004_74db43a26dbf0fa1.txt`; the paper gives no settings, issue 17 §3 gives
+//! cited in §5.1 of `004_74db43a26dbf0fa1.txt`; the paper gives no settings gives
 //! ours, all in `params.dpmog`).
 //!
 //! - Data: the training set standardized with its mean and sample sd (n − 1 divisor).
@@ -15,7 +15,7 @@
 //!   Escobar & West (1995): η ~ Beta(α + 1, N), then α ~ π·Gamma(a + K, b − ln η) +
 //!   (1 − π)·Gamma(a + K − 1, b − ln η) with π/(1 − π) = (a + K − 1)/(N (b − ln η)).
 //! - Start: every point in one cluster, α at its prior mean a/b.
-//! - Fantasy data (issue 17 §3): on every recorded iteration (iteration % thin = 0, thin from
+//! - Fantasy data: on every recorded iteration (iteration % thin = 0, thin from
 //!   [`Sampler::begin`]), n_test points from the posterior predictive of the current state: for
 //!   each, a cluster ∝ n_k or a new one ∝ α, then a draw from that cluster's predictive; their
 //!   KL(test ‖ fantasy) with k = `kl_k`. These draws use [`crate::seed::evaluation_rng`], made once

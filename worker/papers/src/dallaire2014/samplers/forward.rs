@@ -215,7 +215,7 @@ pub fn sample_observed_activations(net: &Network, rng: &mut ChainRng) -> Vec<f64
     rows
 }
 
-/// The birth move's proposal (issue 17 §2): given a new unit `k_star` of layer m, already in the
+/// The birth move's proposal: given a new unit `k_star` of layer m, already in the
 /// network with γ, ν drawn from the prior and its edge to its child, draw its deeper structure as
 /// the *last customer* of each IBP (existing units of layer m + 1 with probability
 /// n_k/(β + K^(m) − 1 + …), new units Poisson(αβ/(β + ·)), recursively for the new units), then

@@ -1,4 +1,4 @@
-//! The KDE baseline of Table 1 (paper `004_74db43a26dbf0fa1.txt` §5.1; issue 17 §3) as a
+//! The KDE baseline of Table 1 (paper `004_74db43a26dbf0fa1.txt` §5.1) as a
 //! [`Sampler`]: the kernel density of [`crate::dallaire2014::evaluation::kde::Kde`] is fitted
 //! once, at construction; each iteration draws one fantasy sample of n_test points from it and
 //! records its KL(test ‖ fantasy).

@@ -3,7 +3,7 @@
 //! - [`NetworkSampler`] (`method: mcmc`): the MCMC of §4 for the CIBP (`prior: cibp`) and the
 //!   eCIBP (`prior: ecibp`).
 //! - [`ForwardSampler`] (`method: forward`): independent draws of the structure from the
-//!   generative process of §3, the reference of the prior check (issue 17 §6).
+//!   generative process of §3, the reference of the prior check.
 //! - `kde`, `dpmog`: the baselines of Table 1.
 //!
 //! The building blocks: [`network`] (the state), [`forward`] (the generative process),
@@ -32,7 +32,7 @@ use crate::dallaire2014::params::Params;
 use crate::seed::ChainRng;
 
 /// The deliberately broken kernels of this paper, the network's and the DP mixture's (negative
-/// controls of issue 17 §6; switched
+/// controls; switched
 /// on only through `with_defect`, which exists only with the `testing` feature). The printed
 /// forms of eq 12 and eqs 15–16 are not here: they are `params` (`jump_prior: paper`,
 /// `birth_death: paper`).
@@ -50,12 +50,12 @@ pub enum Defect {
     ConcentrationOddsOffByOne,
 }
 
-/// One MCMC iteration of §4 on a network, in this order (issue 17 §2): (1) the activations of
+/// One MCMC iteration of §4 on a network, in this order: (1) the activations of
 /// every hidden unit and datum by MTM (eq 10); (2) Phase 1 edges (eqs 11–14); (3) Phase 2
 /// birth/death, once for every unit as the child (eqs 15–16); (4) the conjugate W, γ, ν (if
 /// `update_parameters`). The caches are recomputed from scratch at the start of each iteration.
 ///
-/// Serialized (a chain checkpoint, issue 13) as its parameters and defect alone: the priors are
+/// Serialized (a chain checkpoint) as its parameters and defect alone: the priors are
 /// rebuilt from the parameters, and the MTM scratch buffer holds nothing between calls.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(into = "KernelState", try_from = "KernelState")]

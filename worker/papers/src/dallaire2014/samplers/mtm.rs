@@ -9,7 +9,7 @@
 //! accept a_j with probability min{1, Σ f(candidates)/Σ f(references ∪ current)} (each sum
 //! scaled by its largest term). q = `mtm_tries` (default 5; the paper gives none).
 //!
-//! Speed (issue 17 §5): the steps of one unit for different data are independent given the rest,
+//! Speed: the steps of one unit for different data are independent given the rest,
 //! so [`mtm_unit`] runs them in blocks of 64 data: all draws first (normals from one 32-bit word,
 //! [`crate::ziggurat`]), then σ, ln f and the weights of the whole block in loops LLVM vectorizes
 //! ([`crate::math::exp`] instead of libm's; AVX-512/AVX2 clones picked at run time), then the
@@ -256,7 +256,7 @@ fn uniform32(x: u64) -> f64 {
 /// One MTM-II step (eq 10) for a value `current` with prior N(`prior_mean`, `prior_sd`²) and the
 /// likelihood of `children`; returns the new value and whether the move was accepted. `q` ≥ 1.
 /// `omit_current` drops the current value from the denominator (a broken kernel, the negative
-/// control of issue 17 §6; only the tests set it). `scratch` is reused between calls. The same
+/// control; only the tests set it). `scratch` is reused between calls. The same
 /// kernel as [`mtm_unit`] (a block of one datum).
 #[allow(clippy::too_many_arguments)]
 pub fn mtm_step(

@@ -1,6 +1,6 @@
 //! The state of a belief network (paper `004_74db43a26dbf0fa1.txt` §2, §4): layers of units, each
 //! with its bias γ, precision ν, parents (weight W, jump flag) and its N pre-sigmoid activations
-//! a — the state variable (issue 17 §1: never round-trip through u = σ(a), which rounds to ±1) —
+//! a — the state variable (never round-trip through u = σ(a), which rounds to ±1) —
 //! plus the caches every move reads: u = σ(a), the residual a − y of every unit (so a child's
 //! input without one edge is O(1) per datum) and S_uu = Σ_n u_n².
 //!
@@ -54,7 +54,7 @@ pub enum Exclude<'a> {
     /// Count every unit.
     None,
     /// The flagged units (by slot) keep their columns and their adjacent edges, but their own
-    /// jump rows (as customers) are left out: J_old(S′) of issue 17 §2.
+    /// jump rows (as customers) are left out: J_old(S′).
     Customers(&'a [bool]),
     /// The flagged units are removed entirely (the state after a death).
     Units(&'a [bool]),

@@ -1,4 +1,4 @@
-//! The observed-layer map (issue 17 §1; the paper does not say how data enter (−1, 1)): data
+//! The observed-layer map (the paper does not say how data enter (−1, 1)): data
 //! units x ↔ outputs u = σ(a) of the observed units.
 //!
 //! - `observed_map: minmax` (default): each column affinely, fitted on the training data, so the

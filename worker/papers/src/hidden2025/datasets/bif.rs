@@ -1,6 +1,6 @@
 //! BIF networks (`dataset: {kind: bif_sample, path, rows, columns, rename}`): a reader for the
 //! Bayesian Interchange Format of the BN repository files (`data/bnrepository/*.bif`) and
-//! ancestral sampling with the run's seeded RNG (issue 16; supplement F of
+//! ancestral sampling with the run's seeded RNG (supplement F of
 //! `002_d97ecc788b964f97.txt` samples ALARM).
 //!
 //! Accepted grammar (whitespace free, `//` and `/* */` comments skipped):

@@ -1,6 +1,6 @@
 //! Discrete CSV (`dataset: {kind: csv, path, columns, rename, levels, drop_missing, max_levels,
 //! bins}`):
-//! a header, one column per variable, values are category labels (issue 16, "Data and inputs").
+//! a header, one column per variable, values are category labels.
 //!
 //! Rules, in the order they are applied:
 //! - records follow RFC 4180 (comma-separated, `"`-quoted fields may hold commas, newlines and

@@ -1,5 +1,5 @@
 //! METABRIC (`dataset: {kind: metabric, path}`): §6 and supplement D of `002_d97ecc788b964f97.txt`,
-//! with issue 16's preprocessing (experiment 6):
+//! with this preprocessing:
 //!
 //! - keep the rows whose `Cancer Type` is `Breast Cancer`;
 //! - the 12 variables of [`METABRIC_VARIABLES`], renamed, in that order;

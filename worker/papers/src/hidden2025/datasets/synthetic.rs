@@ -1,5 +1,5 @@
 //! Synthetic generators of `002_d97ecc788b964f97.txt`: §5.1/C.1 (Table 1, sparse counts), §5.3/C.3
-//! (Table 3, two DAGs) and supplement E (Tables 7–8, two parent sets), with the settings of issue 16.
+//! (Table 3, two DAGs) and supplement E (Tables 7–8, two parent sets), with the settings below.
 //!
 //! Each returns a [`Synthetic`]: the data and the true conditional probabilities ([`TrueCpt`]) per
 //! declared parent configuration. Draw order (so results are deterministic given the RNG): every
@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use super::DiscreteData;
 
-/// Which category levels a synthetic variable keeps (issue 16, "Baselines").
+/// Which category levels a synthetic variable keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum LevelsMode {

@@ -7,7 +7,7 @@
 //! as a 0/1 vector over the other columns and reports the Hamming distance of the MAP indicator
 //! vector to it; [`blanket_estimate`] and [`super::markov_blanket::hamming`] do the same.
 //!
-//! **Estimators (§4.3, issue 16).**
+//! **Estimators (§4.3).**
 //! - the MAP parent set: the set visited most often over the post-burn-in draws of *all* chains;
 //!   ties go to the smaller set, then to the set that comes first in candidate order (the
 //!   lexicographic order of its ascending candidate positions: {0, 5} before {1, 2});

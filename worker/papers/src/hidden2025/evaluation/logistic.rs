@@ -1,6 +1,6 @@
 //! Logistic regression with the parent configuration as one factor, fitted by iteratively
 //! reweighted least squares as R's `glm(family = binomial)` does: Table 1's "logit MLE" (paper
-//! `002_d97ecc788b964f97.txt`, §5.1; issue 16, "Logistic regression (MLE)"). With one factor term
+//! `002_d97ecc788b964f97.txt`, §5.1). With one factor term
 //! mgcv's `gam` is the same fit, so this is also Table 1's "logit GAM".
 //!
 //! The model is saturated (one coefficient per occupied configuration: an intercept and treatment

@@ -1,5 +1,5 @@
 //! Markov-blanket baselines of Table 2 (paper `002_d97ecc788b964f97.txt`, §5.2 and C.2): bnlearn's
-//! `learn.mb(method = "gs" | "iamb", test = "mi", alpha = 0.05)`, exactly as issue 16 ("Grow-shrink
+//! `learn.mb(method = "gs" | "iamb", test = "mi", alpha = 0.05)`, exactly as specified ("Grow-shrink
 //! and IAMB") specifies them, and the true Markov blanket of a DAG (Table 5).
 
 use statrs::distribution::{ChiSquared, ContinuousCDF};
@@ -134,7 +134,7 @@ pub fn other_columns(data: &DiscreteData, target: usize) -> Vec<usize> {
     (0..data.p()).filter(|&j| j != target).collect()
 }
 
-/// Grow-shrink (Margaritis 2003; bnlearn `learn.mb(method = "gs")`), as issue 16 specifies it.
+/// Grow-shrink (Margaritis 2003; bnlearn `learn.mb(method = "gs")`).
 /// Grow: scan `candidates` in the given (column) order and add the first whose G² test against the
 /// target given the current blanket has p ≤ α; restart the scan after each addition, until a scan
 /// adds nothing. Shrink: scan the blanket in insertion order and remove the first node with p > α
@@ -207,7 +207,7 @@ fn grow_shrink_impl(
 }
 
 /// Incremental association Markov blanket (Tsamardinos et al. 2003; bnlearn `learn.mb(method =
-/// "iamb")`), as issue 16 specifies it. Forward: repeatedly add the candidate with the smallest
+/// "iamb")`). Forward: repeatedly add the candidate with the smallest
 /// p-value given the current blanket (the first in `candidates` order on ties) while it is ≤ α.
 /// Backward: one pass over the blanket in insertion order, skipping the last node added; each node
 /// is tested given the blanket minus itself and minus the nodes already dropped in the pass, and
@@ -278,7 +278,7 @@ fn iamb_impl(
     })
 }
 
-/// Deliberate departures from issue 16's procedures (negative controls: with either, Table 2's
+/// Deliberate departures from these procedures (negative controls: with either, Table 2's
 /// GS or IAMB column is no longer reproduced). Test builds only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Defect {

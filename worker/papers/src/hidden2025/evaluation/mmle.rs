@@ -1,5 +1,5 @@
 //! Maximum marginal likelihood estimation of π̃_j = t_j / β_j for a fixed β_j (paper
-//! `002_d97ecc788b964f97.txt`, supplement G, eqs 19–21; issue 16, "MMLE"), polars-free.
+//! `002_d97ecc788b964f97.txt`, supplement G, eqs 19–21), polars-free.
 //!
 //! For a node j with parent set Pa(j), cell counts n_{c,x} over the occupied parent configurations
 //! c and a fixed concentration β > 0, eq 19 is the negative log marginal likelihood of the prior
@@ -44,7 +44,7 @@ use super::EvalError;
 use crate::hidden2025::datasets::ParentTable;
 use crate::hidden2025::equations::trigamma;
 
-/// The stopping tolerance on the KKT residual (issue 16).
+/// The stopping tolerance on the KKT residual.
 pub const KKT_TOLERANCE: f64 = 1e-10;
 /// The most projected-gradient iterations before [`mmle`] gives up (reporting `converged:
 /// false` and the residual reached).

@@ -1,4 +1,4 @@
-//! Network scores as bnlearn 5.x defines them (issue 16, "Scores"; paper
+//! Network scores as bnlearn 5.x defines them (paper
 //! `002_d97ecc788b964f97.txt`, §5.3 and supplement E, Tables 3, 7 and 8). Higher is better, in
 //! nats; a DAG's score is the sum of its nodes' scores, each computed from the node's table over its
 //! *occupied* parent configurations (an empty configuration contributes exactly 0 to every score

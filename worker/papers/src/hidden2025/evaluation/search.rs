@@ -1,6 +1,6 @@
 //! Score-based structure search: bnlearn's `hc` and `tabu` with their defaults (score BIC, start
 //! from the empty graph, tabu list of 10 graphs, 10 moves without improvement), the baselines of
-//! Figure 5 (paper `002_d97ecc788b964f97.txt`, §6; issue 16, "Hill climbing and TABU with BIC").
+//! Figure 5 (paper `002_d97ecc788b964f97.txt`, §6).
 //!
 //! A move adds, deletes or reverses one arc, keeping the graph acyclic and off the blacklist. Node
 //! scores are cached by (node, parent set), so a move costs at most two new node scores.

@@ -32,8 +32,7 @@ pub fn selects_by_posterior(p: f64) -> bool {
     p > SELECT_ABOVE
 }
 
-/// Whether a score difference score(G2) − score(G1) selects G2: strictly positive (issue 16,
-/// "a comparison picks G2 only when score(G2) − score(G1) > 0").
+/// Whether a score difference score(G2) − score(G1) selects G2: strictly positive (/// "a comparison picks G2 only when score(G2) − score(G1) > 0").
 pub fn selects_by_score(delta: f64) -> bool {
     delta > 0.0
 }

@@ -15,7 +15,9 @@ use statrs::function::gamma::ln_gamma;
 
 use super::edges::TableCache;
 use super::node_t::{AdaptWindow, NodeT, node_summaries};
-use super::{Defect, finite_log_posterior, parent_set_label, resolve_params, visit_counts};
+use super::{
+    Defect, dag_label, finite_log_posterior, parent_set_label, resolve_params, visit_counts,
+};
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::data::Matrix;
 use crate::hidden2025::datasets::DiscreteData;
@@ -74,27 +76,6 @@ pub fn enumerate_dags(candidates: &[Vec<usize>]) -> Result<Vec<Vec<u64>>, Sample
         }
     }
     Ok(out)
-}
-
-/// The label of a DAG in summaries: its arcs `parent->child` joined by `;` (children in node
-/// order, parents in column order), `(empty)` without arcs.
-pub fn dag_label(data: &DiscreteData, nodes: &[usize], parents: &[u64]) -> String {
-    let mut arcs = Vec::new();
-    for (j, &mask) in parents.iter().enumerate() {
-        let mut pa: Vec<usize> = (0..nodes.len())
-            .filter(|i| mask >> i & 1 == 1)
-            .map(|i| nodes[i])
-            .collect();
-        pa.sort_unstable();
-        for p in pa {
-            arcs.push(format!("{}->{}", data.names[p], data.names[nodes[j]]));
-        }
-    }
-    if arcs.is_empty() {
-        "(empty)".into()
-    } else {
-        arcs.join(";")
-    }
 }
 
 /// One chain of the node-by-node DAG sampler (`method: dag`).

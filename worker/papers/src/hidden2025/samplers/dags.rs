@@ -3,7 +3,7 @@
 //! candidate contributes the same factor to each and cancels, so only the nodes whose parent
 //! sets differ carry t_j (Algorithm 1); their tables are built once, when the sampler is built.
 
-use super::dag_gibbs::dag_label;
+use super::dag_label;
 use super::node_t::{AdaptWindow, NodeT, node_summaries};
 use super::parent_sets::categorical;
 use super::{Defect, finite_log_posterior, resolve_params};

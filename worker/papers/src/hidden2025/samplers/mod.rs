@@ -60,6 +60,27 @@ pub enum Defect {
     CyclesAllowed,
 }
 
+/// The label of a DAG in summaries: its arcs `parent->child` joined by `;` (children in node
+/// order, parents in column order), `(empty)` without arcs.
+pub fn dag_label(data: &DiscreteData, nodes: &[usize], parents: &[u64]) -> String {
+    let mut arcs = Vec::new();
+    for (j, &mask) in parents.iter().enumerate() {
+        let mut pa: Vec<usize> = (0..nodes.len())
+            .filter(|i| mask >> i & 1 == 1)
+            .map(|i| nodes[i])
+            .collect();
+        pa.sort_unstable();
+        for p in pa {
+            arcs.push(format!("{}->{}", data.names[p], data.names[nodes[j]]));
+        }
+    }
+    if arcs.is_empty() {
+        "(empty)".into()
+    } else {
+        arcs.join(";")
+    }
+}
+
 /// The label of a parent set in summaries: names joined by `;`, `(empty)` for no parents.
 pub fn parent_set_label(data: &DiscreteData, parents: &[usize]) -> String {
     if parents.is_empty() {

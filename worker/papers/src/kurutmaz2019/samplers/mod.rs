@@ -67,7 +67,7 @@ pub fn build_sampler(
     rng: &mut ChainRng,
     defect: Option<Defect>,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
-    use crate::registry::with_defect;
+    use crate::model::with_defect;
     let x = data
         .observed("x")
         .ok_or_else(|| SamplerError::Input("dataset has no observed matrix x".into()))?;

@@ -476,7 +476,7 @@ fn terms_dispatch(st: &Store, tab: &Tables, at: StepAt, l: &mut [f64], g: &mut [
 mod tests {
     use super::*;
     use crate::kurutmaz2019::equations::{self, NgCov};
-    use crate::kurutmaz2019::params::{Hyper, Hypothesis};
+    use crate::kurutmaz2019::hyper::{Hyper, Hypothesis};
     use crate::kurutmaz2019::samplers::problem::Problem;
 
     #[test]

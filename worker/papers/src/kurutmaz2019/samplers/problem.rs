@@ -5,7 +5,7 @@
 
 use crate::chain::SamplerError;
 use crate::kurutmaz2019::equations::{self, NormalGamma, SuffStats};
-use crate::kurutmaz2019::params::{Hyper, Hypothesis};
+use crate::kurutmaz2019::hyper::{Hyper, Hypothesis};
 
 /// A bivariate pair oriented for one hypothesis: the first modelled variable `v1` (cause, or A
 /// under spurious) is 1-D Normal-Gamma given r; the second `v2` (effect, or B) is a Normal-Gamma

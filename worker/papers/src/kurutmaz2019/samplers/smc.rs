@@ -609,7 +609,7 @@ impl Sampler for SmcSampler {
 mod tests {
     use super::*;
     use crate::kurutmaz2019::datasets;
-    use crate::kurutmaz2019::params::{Hyper, Hypothesis};
+    use crate::kurutmaz2019::hyper::{Hyper, Hypothesis};
     use crate::seed::{chain_rng, dataset_rng};
 
     /// R = 1: the one-particle shortcut (reference predictive, no draws) and the vectorised

@@ -528,7 +528,7 @@ impl Sampler for VbSampler {
 mod tests {
     use super::*;
     use crate::kurutmaz2019::datasets;
-    use crate::kurutmaz2019::params::{Hyper, Hypothesis};
+    use crate::kurutmaz2019::hyper::{Hyper, Hypothesis};
     use crate::seed::{chain_rng, dataset_rng};
 
     fn problem() -> Problem {

@@ -1,4 +1,4 @@
-//! Split–merge Metropolis–Hastings move for Algorithm 2 (ours, not in the paper; issue 12),
+//! Split–merge Metropolis–Hastings move for Algorithm 2 (ours, not in the paper),
 //! after Meeds, Ghahramani, Neal & Roweis (2007), "Modeling dyadic data with binary latent
 //! factors", §3.2, the IBP version of Jain & Neal (2004), with the noisy-OR's rows of Y.
 //!

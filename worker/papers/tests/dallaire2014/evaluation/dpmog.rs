@@ -1,4 +1,4 @@
-//! The DP mixture of Gaussians baseline (issue 17 §3): the collapsed Gibbs kernel against the
+//! The DP mixture of Gaussians baseline: the collapsed Gibbs kernel against the
 //! exact posterior over set partitions of a tiny dataset, with α fixed and with α updated (exact
 //! over α bins by quadrature), each with a negative control; the sampler's trace, its
 //! independence from the test set, and geyser.
@@ -341,7 +341,7 @@ fn dallaire2014_dpmog_trace_and_test_set_independence() {
 }
 
 /// Geyser, the quick profile's 500 iterations / burn-in 250 / thin 5: the DP mixture must beat
-/// `kl_independent` (issue 17 §4).
+/// `kl_independent`.
 #[test]
 fn dallaire2014_dpmog_geyser_beats_independence() {
     let (x, test) = geyser();
@@ -376,7 +376,7 @@ fn dallaire2014_dpmog_geyser_beats_independence() {
 }
 
 /// Abalone (n = 2000, d = 9), 500/250/5 (the quick profile): the DP mixture must beat
-/// `kl_independent` (issue 17 §4). A few seconds.
+/// `kl_independent`. A few seconds.
 #[test]
 fn dallaire2014_dpmog_abalone_beats_independence() {
     let (x, test) = abalone();

@@ -1,4 +1,4 @@
-//! The KDE baseline (issue 17 §3): the leave-one-out bandwidth is the global maximizer of the
+//! The KDE baseline: the leave-one-out bandwidth is the global maximizer of the
 //! criterion on a fine grid, the test mean log density agrees with a direct computation in data
 //! units, the sampler's trace and summary, and (ignored, for the record) Abalone.
 
@@ -188,7 +188,7 @@ fn dallaire2014_kde_sampler_trace_and_summary() {
     assert!(KdeSampler::new(&params, &x, &tiny, &mut rng).is_err());
 }
 
-/// Geyser: the KDE must beat `kl_independent` (issue 17 §4, quick profiles).
+/// Geyser: the KDE must beat `kl_independent` (quick profiles).
 #[test]
 fn dallaire2014_kde_geyser_beats_independence() {
     let (x, test) = geyser();
@@ -212,7 +212,7 @@ fn dallaire2014_kde_geyser_beats_independence() {
     assert!(m < r.kl_independent);
 }
 
-/// Abalone, 200 fantasy draws: issue 17 §3 quotes 2.88 ± 0.11 (paper 2.934 ± 0.134). Run with
+/// Abalone, 200 fantasy draws: an earlier run of this test gave 2.88 ± 0.11 (paper 2.934 ± 0.134). Run with
 /// `--ignored` for the record; it takes several seconds (the 401-point grid over 2000² pairs).
 #[test]
 #[ignore]
@@ -231,7 +231,7 @@ fn dallaire2014_kde_abalone_record() {
     let (m, sd2) = mean_2sd(&out.trace);
     let r = s.reference();
     println!(
-        "abalone KDE: KL {m:.4} ± {sd2:.4} over 200 draws (issue 2.88 ± 0.11, paper 2.934 ± 0.134); h = {:.5}, \
+        "abalone KDE: KL {m:.4} ± {sd2:.4} over 200 draws (earlier 2.88 ± 0.11, paper 2.934 ± 0.134); h = {:.5}, \
          LOO {:.4}, test mean log density {:.4} (data units); kl_train_test = {:.4} (paper 0.109), \
          kl_independent = {:.4}, ties = {}; fit {fit:.1} s, total {:.1} s",
         s.kde().bandwidth(),

@@ -1,4 +1,4 @@
-//! The k-NN KL estimator of Pérez-Cruz (2008) (issue 17 §3): against a brute force that sorts
+//! The k-NN KL estimator of Pérez-Cruz (2008): against a brute force that sorts
 //! every distance, the tie rule, the exact 0.125 of two shifted 2-D Gaussians at n = m = 20,000,
 //! and the reference rows.
 

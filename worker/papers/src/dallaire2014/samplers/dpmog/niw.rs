@@ -1,5 +1,5 @@
 //! Normal-inverse-Wishart algebra of the DP mixture baseline (Görür & Rasmussen 2010, cited in
-//! §5.1 of `004_74db43a26dbf0fa1.txt`; settings of issue 17 §3): per-cluster sufficient
+//! §5.1 of `004_74db43a26dbf0fa1.txt`): per-cluster sufficient
 //! statistics and the multivariate Student-t posterior predictive.
 //!
 //! Prior: μ | Σ ~ N(μ₀ = 0, Σ/κ₀), Σ ~ IW(ν₀, Ψ₀ = ψ₀·I). Given a cluster's n points with sum

@@ -1,20 +1,12 @@
-//! Conversions between the wire messages of `causeway/v1/worker.proto` and the library's types,
-//! and the code version both ends report.
+//! Conversions between the wire messages of `causeway/v1/worker.proto` and the samplers' types.
 
 use causeway_papers::{ChainOutput, Checkpoint, Matrix};
-
-use crate::v1::{ChainCheckpoint, ChainResult};
-
-/// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
-/// coordinator requeues such a chain without counting an attempt.
-pub const DRAINING: &str = "draining";
-
-/// Code version reported to coordinators: crate version plus the git commit if known at build.
-pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));
+use causeway_proto::CODE_VERSION;
+use causeway_proto::v1::{ChainCheckpoint, ChainResult};
 
 /// Converts between the wire `Matrix` and the library's `Matrix`.
-pub fn matrix_to_wire(m: &Matrix) -> crate::v1::Matrix {
-    crate::v1::Matrix {
+pub fn matrix_to_wire(m: &Matrix) -> causeway_proto::v1::Matrix {
+    causeway_proto::v1::Matrix {
         name: m.name.clone(),
         rows: m.rows as u64,
         cols: m.cols as u64,
@@ -25,7 +17,7 @@ pub fn matrix_to_wire(m: &Matrix) -> crate::v1::Matrix {
 }
 
 /// Wire `Matrix` → library `Matrix`, checking that the shape fits the values.
-pub fn matrix_from_wire(m: crate::v1::Matrix) -> Result<Matrix, String> {
+pub fn matrix_from_wire(m: causeway_proto::v1::Matrix) -> Result<Matrix, String> {
     let out = Matrix {
         name: m.name,
         rows: usize::try_from(m.rows).map_err(|_| "matrix rows overflow".to_string())?,

@@ -1,4 +1,4 @@
-//! The `sbc:` block: simulation-based calibration as a grid (issue 13 §3).
+//! The `sbc:` block: simulation-based calibration as a grid.
 //!
 //! ```yaml
 //! sbc: {simulations: 1000, draws: 100, thin: auto}
@@ -20,7 +20,7 @@
 use causeway_papers::RunSpec;
 use causeway_papers::sbc::{SBC_KEY, SbcSpec};
 use serde::Deserialize;
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use super::{Ctx, ExperimentError, ExperimentFile, Profile};
 
@@ -105,7 +105,7 @@ pub(super) fn resolve(
                 &at("thin"),
                 format!(
                     "sbc.thin must be `auto` or an integer ≥ 1, not {}",
-                    serde_yaml::to_string(other).unwrap_or_default().trim()
+                    yaml_serde::to_string(other).unwrap_or_default().trim()
                 ),
             ));
         }

@@ -1,4 +1,4 @@
-//! The `sbc` report (issue 13 §3): per cell and ranked scalar, the uniformity of the SBC ranks
+//! The `sbc` report: per cell and ranked scalar, the uniformity of the SBC ranks
 //! that each simulation's chain stored in its summary (`sbc_rank`, `sbc_draws`; see
 //! `causeway_papers::sbc`).
 //!

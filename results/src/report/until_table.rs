@@ -1,12 +1,13 @@
-//! `tables/until.{md,csv}`: what a convergence-driven run (issue 13 §2, `until:`) spent on every
-//! cell and whether the cell met the criterion; built for every run whose manifest has an
-//! `until` record.
+//! `tables/until.{md,csv}`: what a convergence-driven run (`until:`) spent on every cell and
+//! whether the cell met the criterion; built for every run whose manifest has an `until` record.
+//! Also the figures a round is judged by ([`group_diagnostics`], [`Criterion::met`]).
 
 use polars::prelude::*;
 
-use super::{Convergence, ReportError, Table, axis_columns, fmt_f64};
-use crate::rundir::Manifest;
-use crate::until::{GroupRecord, GroupState, UntilRecord};
+use super::{CellConvergence, Convergence, ReportError, Table, axis_columns, fmt_f64};
+use crate::rundir::{
+    Criterion, GroupRecord, GroupState, Manifest, RunDir, UntilRecord, chain_draws_of,
+};
 
 /// One row per cell, over its replicates: the least and most iterations per chain and chains
 /// per replicate it used, its replicates that met the criterion and those that stopped at both
@@ -120,4 +121,37 @@ pub fn until_table(
             c.max_iterations, c.max_chains
         )],
     })
+}
+
+/// The worst R-hat, bulk ESS and tail ESS of (cell, replicate) over the monitored scalars, from
+/// the stored chains (the convergence table's figures for one replicate).
+pub fn group_diagnostics(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+) -> Result<CellConvergence, ReportError> {
+    let scalars: Vec<&str> = m.monitor.iter().map(String::as_str).collect();
+    let mut worst = CellConvergence {
+        rhat: f64::NAN,
+        ess_bulk: f64::NAN,
+        ess_tail: f64::NAN,
+        stuck: false,
+    };
+    for chains in chain_draws_of(rd, m, cell, replicate, &scalars)? {
+        if !chains.is_empty() {
+            worst.fold_replicate(&chains);
+        }
+    }
+    Ok(worst)
+}
+
+impl Criterion {
+    /// Whether figures `d` meet the criterion (a NaN figure, or chains that never moved, do not).
+    pub fn met(&self, d: &CellConvergence) -> bool {
+        !d.stuck
+            && d.rhat <= self.rhat
+            && d.ess_bulk >= self.ess_bulk
+            && d.ess_tail >= self.ess_tail
+    }
 }

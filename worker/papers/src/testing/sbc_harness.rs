@@ -1,4 +1,4 @@
-//! In-process simulation-based calibration (Talts et al. 2018; issue 13 §3) of one grid cell,
+//! In-process simulation-based calibration (Talts et al. 2018) of one grid cell,
 //! for the papers' SBC tests: S simulations through [`crate::sbc::simulate_ranks`] (the
 //! coordinator's dataset stream and the worker's chain stream of simulation s, seeded as a run
 //! would seed them), then the χ² and ECDF-difference uniformity tests of each ranked scalar
@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::chain::{RunSpec, SamplerError};
-use crate::registry::Model;
+use crate::model::Model;
 use crate::sbc::uniformity::{chi_square, default_bins, ecdf_test};
 use crate::sbc::{MakeSampler, SbcSpec, simulate_ranks};
 use crate::seed::{chain_rng, dataset_rng, stable_hash};

@@ -1,4 +1,4 @@
-//! The `until:` block: convergence-driven runs (issue 13 §2), and `run.burn_in` as a fraction.
+//! The `until:` block: convergence-driven runs, and `run.burn_in` as a fraction.
 //!
 //! ```yaml
 //! run: {iterations: 1000, burn_in: 0.5, thin: 1}   # burn_in < 1: a fraction of the iterations
@@ -13,7 +13,7 @@
 //!   with `sbc:` (an SBC chain's length is part of its ranks).
 
 use causeway_papers::RunSpec;
-use causeway_results::until::Criterion;
+use causeway_results::rundir::Criterion;
 use serde::Deserialize;
 
 use super::{Ctx, ExperimentError, ExperimentFile, MAX_TRACE_ROWS, Profile};

@@ -1,9 +1,9 @@
-//! Convergence-driven runs (issue 13 §2): `until: {rhat, ess_bulk, ess_tail, max_iterations,
+//! Convergence-driven runs: `until: {rhat, ess_bulk, ess_tail, max_iterations,
 //! max_chains}`.
 //!
 //! The run proceeds in rounds. Round 1 runs every (cell, replicate) group's `chains` chains for
 //! `run.iterations`. After each round every group still running is judged on the monitored
-//! scalars (`causeway_results::until::group_diagnostics`: R-hat, bulk and tail ESS, the
+//! scalars (`causeway_results::report::until_table::group_diagnostics`: R-hat, bulk and tail ESS, the
 //! convergence table's figures) and, if short, grows by the rule:
 //! - its iterations double, never past `max_iterations`: each chain goes on from its end state
 //!   (the checkpoint the worker saves after the last iteration, table `ends` of `jobs.sqlite`;
@@ -24,146 +24,17 @@
 //! ⌊target / thin⌋ rows, and a chain stopped mid-extension resumes from its last checkpoint, so
 //! a rerun of the same command after a kill -9 goes on where the run was.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use causeway_papers::RunSpec;
-use causeway_proto::v1::ChainCheckpoint;
-use causeway_results::rundir::{JobRecord, RunDir};
-use causeway_results::until::{
-    Criterion, GroupRecord, GroupState, RoundRecord, UntilRecord, group_diagnostics, stored_rows,
-    trace_rows,
-};
-use prost::Message;
+use causeway_results::report::until_table::group_diagnostics;
+use causeway_results::rundir::RunDir;
+use causeway_results::rundir::{Criterion, GroupRecord, GroupState, RoundRecord, UntilRecord};
 
 use crate::experiment::Plan;
+use crate::round::Round;
 use crate::runner::{self, RunOptions, RunSummary};
-use crate::store::JobStore;
-
-/// One round of a convergence-driven run, as the runner sees it: per plan job, the run spec it
-/// runs to in this round (`None`: a chain its group does not use yet).
-#[derive(Debug, Clone)]
-pub struct Round {
-    specs: Vec<Option<RunSpec>>,
-    job_ids: Vec<String>,
-}
-
-impl Round {
-    /// The round of record `rec` over `plan`'s jobs: chain k of group (c, r) runs iff
-    /// k < its `chains`, to its `iterations`, with the cell's `run.burn_in` and `run.thin`.
-    pub fn new(plan: &Plan, rec: &UntilRecord) -> Round {
-        let spec = |j: &JobRecord| {
-            let g = rec.group(j.cell, j.replicate)?;
-            let base = plan.manifest.cells[j.cell].run;
-            (j.chain < g.chains).then_some(RunSpec {
-                iterations: g.iterations,
-                ..base
-            })
-        };
-        Round {
-            specs: plan.manifest.jobs.iter().map(spec).collect(),
-            job_ids: plan
-                .manifest
-                .jobs
-                .iter()
-                .map(|j| j.job_id.clone())
-                .collect(),
-        }
-    }
-
-    /// Whether job `i` runs in this round's groups.
-    pub fn active(&self, i: usize) -> bool {
-        matches!(self.specs.get(i), Some(Some(_)))
-    }
-
-    /// Job `i`'s run spec as the worker reads it (`Job.run_json`).
-    pub fn run_json(&self, i: usize) -> Option<String> {
-        let s = (*self.specs.get(i)?)?;
-        serde_json::to_string(&s).ok()
-    }
-
-    /// Whether job `i`'s stored trace is at this round's target: ⌊iterations / thin⌋ rows.
-    pub fn stored_at_target(&self, rd: &RunDir, i: usize) -> bool {
-        let Some(Some(s)) = self.specs.get(i) else {
-            return true;
-        };
-        trace_rows(rd, &self.job_ids[i]).is_some_and(|n| n as u64 == s.iterations / s.thin.max(1))
-    }
-
-    /// The end state to keep of `checkpoint` (job `index`'s), without its rows: only the one
-    /// saved after the round's last iteration.
-    pub fn end_state(&self, index: usize, c: &ChainCheckpoint) -> Option<ChainCheckpoint> {
-        let s = (*self.specs.get(index)?)?;
-        (c.iteration == s.iterations).then(|| ChainCheckpoint {
-            iterations: Vec::new(),
-            trace: Vec::new(),
-            stats: Vec::new(),
-            elapsed_seconds: c.elapsed_seconds.last().copied().into_iter().collect(),
-            ..c.clone()
-        })
-    }
-
-    /// For every `pending` chain without a stored checkpoint that has an end state matching its
-    /// stored files (a chain this round extends): the checkpoint to resume from, with the rows
-    /// read back from its files. A chain without one runs from iteration 1 (the same chain, at
-    /// more cost).
-    pub fn end_states(
-        &self,
-        table: &JobStore,
-        rd: &RunDir,
-        pending: &[usize],
-        checkpoints: &mut HashMap<usize, ChainCheckpoint>,
-    ) -> anyhow::Result<()> {
-        let want: Vec<usize> = pending
-            .iter()
-            .copied()
-            .filter(|i| !checkpoints.contains_key(i))
-            .collect();
-        for (i, bytes) in table.ends(&want)? {
-            let (Some(Some(spec)), Ok(end)) =
-                (self.specs.get(i), ChainCheckpoint::decode(bytes.as_slice()))
-            else {
-                continue;
-            };
-            let id = &self.job_ids[i];
-            if end.job_id != *id || end.iteration > spec.iterations || rd.chain_defect(id).is_some()
-            {
-                continue;
-            }
-            match held_rows(rd, id, end, spec.thin.max(1)) {
-                Ok(Some(c)) => {
-                    checkpoints.insert(i, c);
-                }
-                Ok(None) => {}
-                Err(e) => eprintln!("warning: {id}: {e:#}; the chain runs from iteration 1"),
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `end` with the rows of job `id`'s stored files, if they are exactly the rows up to its
-/// iteration (⌊iteration / thin⌋ of them); `None` otherwise.
-fn held_rows(
-    rd: &RunDir,
-    id: &str,
-    mut end: ChainCheckpoint,
-    thin: u64,
-) -> anyhow::Result<Option<ChainCheckpoint>> {
-    let rows = stored_rows(rd, id)?;
-    let n = end.iteration / thin;
-    if rows.iterations.len() as u64 != n || rows.iterations.last().copied().unwrap_or(0) != n * thin
-    {
-        return Ok(None);
-    }
-    end.iterations = rows.iterations;
-    end.trace = rows.trace;
-    end.stats = rows.stats;
-    end.elapsed_seconds = rows.elapsed_seconds;
-    Ok(Some(end))
-}
 
 /// The record of a new run: round 1, every group at `chains` × `run.iterations`.
 fn first_record(plan: &Plan, criterion: Criterion, fraction: Option<f64>) -> UntilRecord {

@@ -1,0 +1,137 @@
+//! The one reader of a chain's stored draws: post-burn-in draws for the reports and the
+//! convergence rounds (burn-in as [`Manifest::burn_in`] gives it, the same for every table and
+//! diagnostic), and a chain's whole rows for extending it.
+
+use polars::prelude::{DataFrame, PolarsError};
+
+use super::{Manifest, RunDir, StoreError};
+
+fn polars_error(rd: &RunDir, id: &str, source: PolarsError) -> StoreError {
+    StoreError::Polars {
+        path: rd.trace_path(id),
+        source,
+    }
+}
+
+/// Post-burn-in draws of `scalar` for every chain of (cell, replicate): M chains × N draws.
+pub fn chain_draws(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+    scalar: &str,
+) -> Result<Vec<Vec<f64>>, StoreError> {
+    Ok(chain_draws_of(rd, m, cell, replicate, &[scalar])?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// [`chain_draws`] of several scalars, each chain's trace read once: per scalar (in `scalars`
+/// order), M chains × N draws. A chain whose trace lacks a scalar is left out of that scalar's
+/// list.
+pub fn chain_draws_of(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+    scalars: &[&str],
+) -> Result<Vec<Vec<Vec<f64>>>, StoreError> {
+    let burn_in = m.burn_in(cell, replicate);
+    let mut out = vec![Vec::new(); scalars.len()];
+    for j in m
+        .jobs
+        .iter()
+        .filter(|j| j.cell == cell && j.replicate == replicate)
+    {
+        if !rd.chain_done(&j.job_id) {
+            continue;
+        }
+        let df = rd.read_trace(&j.job_id)?;
+        let pe = |e| polars_error(rd, &j.job_id, e);
+        let it = df.column("iteration").and_then(|c| c.u64()).map_err(pe)?;
+        for (scalar, chains) in scalars.iter().zip(out.iter_mut()) {
+            let Ok(col) = df.column(scalar) else { continue };
+            let v = col.f64().map_err(pe)?;
+            let draws: Vec<f64> = it
+                .iter()
+                .zip(v.iter())
+                .filter(|(i, _)| i.unwrap_or(0) > burn_in)
+                .map(|(_, x)| x.unwrap_or(f64::NAN))
+                .collect();
+            chains.push(draws);
+        }
+    }
+    Ok(out)
+}
+
+/// A stored chain's rows, as a checkpoint holds them: iteration numbers, row-major draws (the
+/// trace's columns after `iteration`, in file order), row-major sampler statistics, and the
+/// wall-clock seconds of each row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredRows {
+    pub iterations: Vec<u64>,
+    pub trace: Vec<f64>,
+    pub stats: Vec<f64>,
+    pub elapsed_seconds: Vec<f64>,
+}
+
+/// Rows of job `id`'s stored trace (`None`: no readable trace).
+pub fn trace_rows(rd: &RunDir, id: &str) -> Option<usize> {
+    rd.read_trace(id).ok().map(|df| df.height())
+}
+
+/// Read job `id`'s stored rows back (to extend the chain: the rows are not run again), with
+/// their timing (NaN seconds if it was lost). Errors: a file missing or unreadable, or files
+/// whose row counts differ.
+pub fn stored_rows(rd: &RunDir, id: &str) -> Result<StoredRows, StoreError> {
+    fn row_major(df: &DataFrame) -> Result<Vec<f64>, PolarsError> {
+        let mut cols = Vec::new();
+        for c in df.columns() {
+            if c.name().as_str() != "iteration" {
+                cols.push(
+                    c.f64()?
+                        .iter()
+                        .map(|x| x.unwrap_or(f64::NAN))
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+        let mut out = Vec::with_capacity(cols.len() * df.height());
+        for r in 0..df.height() {
+            out.extend(cols.iter().map(|c| c[r]));
+        }
+        Ok(out)
+    }
+    let pe = |e| polars_error(rd, id, e);
+    let trace = rd.read_trace(id)?;
+    let n = trace.height();
+    let iterations: Vec<u64> = trace
+        .column("iteration")
+        .and_then(|c| c.u64())
+        .map_err(pe)?
+        .into_no_null_iter()
+        .collect();
+    let stats = match rd.read_sample_stats(id)? {
+        Some(s) if s.height() == n => row_major(&s).map_err(pe)?,
+        Some(_) => {
+            return Err(StoreError::Format {
+                path: rd.trace_path(id),
+                message: "its sample_stats rows differ from its trace rows".into(),
+            });
+        }
+        None => Vec::new(),
+    };
+    // The rows' wall-clock seconds; NaN where they were lost (a coordinator killed between a
+    // round's files and its row leaves no timing, or the previous round's: the results are
+    // kept, the seconds are unknown).
+    let elapsed_seconds: Vec<f64> = match rd.read_timing(id)? {
+        Some(t) if t.elapsed_seconds.len() == n => t.elapsed_seconds,
+        _ => vec![f64::NAN; n],
+    };
+    Ok(StoredRows {
+        iterations,
+        trace: row_major(&trace).map_err(pe)?,
+        stats,
+        elapsed_seconds,
+    })
+}
