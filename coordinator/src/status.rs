@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::store::{DB_FILE, JobState, JobStatus, JobTableError, now, select_statuses};
+use causeway_results::rundir::schema::DB_FILE;
+
+use crate::store::{JobState, JobStatus, JobTableError, now, select_statuses};
 
 /// What `causeway status` shows.
 #[derive(Debug, Clone, PartialEq)]

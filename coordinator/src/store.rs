@@ -23,12 +23,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use causeway_results::rundir::ChainTiming;
-use causeway_results::rundir::timing::{TIMING_INSERT_SQL, TIMING_TABLE_SQL};
+use causeway_results::rundir::schema::{DB_FILE, JOBS_SCHEMA_SQL, TIMING_INSERT_SQL};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
-
-/// File name of the job table inside a run directory.
-pub const DB_FILE: &str = "jobs.sqlite";
 
 /// Most events committed in one transaction.
 const BATCH_ROWS: usize = 256;
@@ -227,43 +224,7 @@ impl JobStore {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sq)?;
         conn.busy_timeout(Duration::from_secs(10)).map_err(sq)?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS jobs (
-                idx INTEGER PRIMARY KEY,
-                job_id TEXT NOT NULL UNIQUE,
-                state TEXT NOT NULL DEFAULT 'pending',
-                attempts INTEGER NOT NULL DEFAULT 0,
-                worker TEXT NOT NULL DEFAULT '',
-                error TEXT NOT NULL DEFAULT '',
-                started REAL,
-                finished REAL
-            );
-            CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS checkpoints (
-                idx INTEGER PRIMARY KEY,
-                iteration INTEGER NOT NULL,
-                code_version TEXT NOT NULL,
-                checkpoint BLOB NOT NULL,
-                saved REAL NOT NULL
-            );
-            CREATE TABLE IF NOT EXISTS ends (
-                idx INTEGER PRIMARY KEY,
-                iteration INTEGER NOT NULL,
-                code_version TEXT NOT NULL,
-                checkpoint BLOB NOT NULL,
-                saved REAL NOT NULL
-            );
-            CREATE TABLE IF NOT EXISTS resumes (
-                idx INTEGER NOT NULL,
-                attempt INTEGER NOT NULL,
-                iteration INTEGER NOT NULL,
-                worker TEXT NOT NULL,
-                checkpoint_saved REAL,
-                started REAL NOT NULL
-            );",
-        )
-        .map_err(sq)?;
-        conn.execute_batch(TIMING_TABLE_SQL).map_err(sq)?;
+        conn.execute_batch(JOBS_SCHEMA_SQL).map_err(sq)?;
         let found = conn
             .query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get::<_, i64>(0))
             .map_err(sq)? as usize;
@@ -451,7 +412,7 @@ impl JobStore {
     pub fn into_writer(self) -> Writer {
         let (tx, rx) = mpsc::channel::<Msg>();
         let thread = std::thread::Builder::new()
-            .name("jobs.sqlite".into())
+            .name("jobs.sqlite writer".into())
             .spawn(move || write_loop(self, rx));
         match thread {
             Ok(h) => Writer {

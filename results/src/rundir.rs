@@ -5,9 +5,10 @@
 //! <out>/
 //!   manifest.json                 experiment as run, code version, seeds, cells, jobs
 //!   experiment.yaml               the YAML file exactly as given
-//!   jobs.sqlite                   the durable job table (coordinator's `store`): state per chain,
-//!                                 and each done chain's timing: iteration, elapsed_seconds
-//!                                 (wall clock; not deterministic; see [`timing`])
+//!   jobs.sqlite                   the durable job table (schema: [`schema`]; written by the
+//!                                 coordinator's `store`): state per chain, checkpoints, and each
+//!                                 done chain's timing: iteration, elapsed_seconds (wall clock;
+//!                                 not deterministic; see [`timing`])
 //!   jobs.csv                      jobs.sqlite exported at the end: state, attempts, worker, error
 //!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
@@ -37,9 +38,13 @@ use serde::{Deserialize, Serialize};
 
 mod draws;
 mod parquet;
+pub mod schema;
 pub mod timing;
 mod until_record;
-pub use draws::{StoredRows, chain_draws, chain_draws_of, stored_rows, trace_rows};
+pub use draws::{
+    ChainDraws, StoredRows, chain_draws, chain_draws_of, chains_after_burn_in, stored_rows,
+    trace_rows,
+};
 pub use parquet::{
     SUMMARY_KEY, footer_value, parquet_frame_defect, read_matrices, read_parquet,
     summary_from_json, summary_to_json, write_atomic, write_csv, write_matrices, write_parquet,

@@ -4,6 +4,7 @@
 // Tests may unwrap (clippy.toml allows it inside #[test] functions; this covers their helpers).
 #![allow(clippy::unwrap_used)]
 
+mod burn_in;
 mod diagnostics_arviz;
 mod diagnostics_edge;
 mod diagnostics_io;

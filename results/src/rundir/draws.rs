@@ -2,7 +2,7 @@
 //! convergence rounds (burn-in as [`Manifest::burn_in`] gives it, the same for every table and
 //! diagnostic), and a chain's whole rows for extending it.
 
-use polars::prelude::{DataFrame, PolarsError};
+use polars::prelude::{DataFrame, DataType, PolarsError};
 
 use super::{Manifest, RunDir, StoreError};
 
@@ -36,8 +36,40 @@ pub fn chain_draws_of(
     replicate: u64,
     scalars: &[&str],
 ) -> Result<Vec<Vec<Vec<f64>>>, StoreError> {
-    let burn_in = m.burn_in(cell, replicate);
     let mut out = vec![Vec::new(); scalars.len()];
+    for chain in chains_after_burn_in(rd, m, cell, replicate, scalars)? {
+        for (column, chains) in chain.columns.into_iter().zip(out.iter_mut()) {
+            if let Some(draws) = column {
+                chains.push(draws);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One finished chain's post-burn-in rows: their iteration numbers and, per requested scalar,
+/// its values (`None`: the trace has no such column; a null value reads as NaN).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainDraws {
+    pub job_id: String,
+    pub iterations: Vec<u64>,
+    pub columns: Vec<Option<Vec<f64>>>,
+}
+
+/// Every finished chain of (cell, replicate), in job order, after the burn-in
+/// [`Manifest::burn_in`] gives (the cell's `run.burn_in`, or in a convergence-driven run with a
+/// fractional burn-in, that fraction of the group's iterations): the one reader of stored draws
+/// that every table and diagnostic uses, so they all drop the same iterations. Errors: a trace
+/// that cannot be read, or a column that is not numeric.
+pub fn chains_after_burn_in(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    replicate: u64,
+    scalars: &[&str],
+) -> Result<Vec<ChainDraws>, StoreError> {
+    let burn_in = m.burn_in(cell, replicate);
+    let mut out = Vec::new();
     for j in m
         .jobs
         .iter()
@@ -49,17 +81,34 @@ pub fn chain_draws_of(
         let df = rd.read_trace(&j.job_id)?;
         let pe = |e| polars_error(rd, &j.job_id, e);
         let it = df.column("iteration").and_then(|c| c.u64()).map_err(pe)?;
-        for (scalar, chains) in scalars.iter().zip(out.iter_mut()) {
-            let Ok(col) = df.column(scalar) else { continue };
+        let keep: Vec<bool> = it.iter().map(|i| i.unwrap_or(0) > burn_in).collect();
+        let iterations = it
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(i, _)| i.unwrap_or(0))
+            .collect();
+        let mut columns = Vec::with_capacity(scalars.len());
+        for scalar in scalars {
+            let Ok(col) = df.column(scalar) else {
+                columns.push(None);
+                continue;
+            };
+            let col = col.cast(&DataType::Float64).map_err(pe)?;
             let v = col.f64().map_err(pe)?;
-            let draws: Vec<f64> = it
-                .iter()
-                .zip(v.iter())
-                .filter(|(i, _)| i.unwrap_or(0) > burn_in)
-                .map(|(_, x)| x.unwrap_or(f64::NAN))
-                .collect();
-            chains.push(draws);
+            columns.push(Some(
+                v.iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(x, _)| x.unwrap_or(f64::NAN))
+                    .collect(),
+            ));
         }
+        out.push(ChainDraws {
+            job_id: j.job_id.clone(),
+            iterations,
+            columns,
+        });
     }
     Ok(out)
 }

@@ -13,19 +13,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+use super::schema::DB_FILE;
 use super::{RunDir, StoreError, pl_err, read_parquet};
-
-/// The table's definition, created by the coordinator's job table with its other tables.
-pub const TIMING_TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS timing (
-    job_id TEXT PRIMARY KEY,
-    iterations BLOB NOT NULL,
-    elapsed_seconds BLOB NOT NULL
-);";
-
-/// Store (or replace) the timing of the job in row `idx` of table `jobs`; call it in the
-/// transaction that marks the row done.
-pub const TIMING_INSERT_SQL: &str = "INSERT OR REPLACE INTO timing (job_id, iterations, \
-     elapsed_seconds) SELECT job_id, ?2, ?3 FROM jobs WHERE idx = ?1";
 
 /// One chain's wall-clock timing: `elapsed_seconds[i]` seconds of sampling (on the worker's
 /// clock) when iteration `iterations[i]` was recorded; both of the trace's length.
@@ -98,7 +87,7 @@ impl RunDir {
     /// `jobs.sqlite`, opened read-only (the coordinator may be writing it: WAL lets both), or
     /// `None` if it does not exist.
     fn job_table(&self) -> Result<Option<Connection>, StoreError> {
-        let path = self.root.join("jobs.sqlite");
+        let path = self.root.join(DB_FILE);
         if !path.exists() {
             return Ok(None);
         }
@@ -115,7 +104,7 @@ impl RunDir {
     ///
     /// Errors: a table or file that cannot be read, or a damaged timing.
     pub fn read_timing(&self, job_id: &str) -> Result<Option<ChainTiming>, StoreError> {
-        let path = self.root.join("jobs.sqlite");
+        let path = self.root.join(DB_FILE);
         if let Some(conn) = self.job_table()? {
             let row: Option<(Vec<u8>, Vec<u8>)> = conn
                 .query_row(
@@ -141,7 +130,7 @@ impl RunDir {
     ///
     /// Errors: as [`RunDir::read_timing`].
     pub fn read_timings(&self) -> Result<HashMap<String, ChainTiming>, StoreError> {
-        let path = self.root.join("jobs.sqlite");
+        let path = self.root.join(DB_FILE);
         let rows: Vec<(String, Vec<u8>, Vec<u8>)> = match self.job_table()? {
             None => Vec::new(),
             Some(conn) => {

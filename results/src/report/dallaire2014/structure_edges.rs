@@ -41,17 +41,7 @@ fn chain_frequencies(summaries: &[Vec<Matrix>]) -> Vec<(Matrix, Vec<f64>)> {
 ///
 /// Errors: unreadable chains or datasets; polars.
 pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
-    struct EdgeRow {
-        rank: usize,
-        prior: String,
-        child: String,
-        parent: String,
-        true_weight: f64,
-        freq: (f64, f64, u64),
-    }
     let mut rows: Vec<EdgeRow> = Vec::new();
-    /// (prior rank, prior, true unit, (mean, se, n) of its mean |correlation| over chains)
-    type AlignRow = (usize, String, String, (f64, f64, u64));
     let mut align_rows: Vec<AlignRow> = Vec::new();
     for c in &m.cells {
         let prior = method_of(c);
@@ -118,6 +108,52 @@ pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportEr
             .then(a.parent.cmp(&b.parent))
     });
     align_rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
+    let edge_cols = edge_columns(&rows)?;
+    let align_cols = alignment_columns(&align_rows)?;
+    Ok(vec![
+        Table {
+            name: "structure_edges".into(),
+            title: "§5.2: posterior edge frequencies against the true network (ngbn7)".into(),
+            df: DataFrame::new_infer_height(edge_cols)?,
+            notes: vec![
+                "Each retained sample's hidden units are matched one to one to the true hidden units, greedily by \
+                 the absolute correlation of their activations over the training points (the model is symmetric \
+                 under u → −u); observed units are themselves. posterior_frequency is the mean over chains of the \
+                 fraction of a chain's retained samples with the aligned edge, with the binomial error of a \
+                 proportion of the n chains (chains are often stuck with an edge or without it). Every ordered pair of distinct true units is listed, true edges first. Units: x1, x2 \
+                 observed; h1_* layer 1; h2_* roots."
+                    .into(),
+            ],
+        },
+        Table {
+            name: "structure_alignment".into(),
+            title: "§5.2: how well the learned hidden units match the true ones".into(),
+            df: DataFrame::new_infer_height(align_cols)?,
+            notes: vec![
+                "mean_abs_correlation: the mean over chains of the mean over a chain's retained samples of the \
+                 |correlation| between a true hidden unit's activations and those of the learned unit matched to \
+                 it (0 for a sample with no unit left to match), with its error sd/√n over the n chains."
+                    .into(),
+            ],
+        },
+    ])
+}
+
+/// One ordered pair of true units of a prior's chains.
+struct EdgeRow {
+    rank: usize,
+    prior: String,
+    child: String,
+    parent: String,
+    true_weight: f64,
+    freq: (f64, f64, u64),
+}
+
+/// (prior rank, prior, true unit, (mean, se, n) of its mean |correlation| over chains)
+type AlignRow = (usize, String, String, (f64, f64, u64));
+
+/// The edge table's columns (frequency over chains, with its binomial se).
+fn edge_columns(rows: &[EdgeRow]) -> Result<Vec<Column>, ReportError> {
     let mut edge_cols: Vec<Column> = vec![
         Series::new(
             "prior".into(),
@@ -158,6 +194,11 @@ pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportEr
         rows.iter().map(|r| r.freq.1).collect(),
         Some(rows.iter().map(|r| r.freq.2).collect()),
     );
+    Ok(edge_cols)
+}
+
+/// The alignment table's columns (mean |correlation| over chains, with its se).
+fn alignment_columns(align_rows: &[AlignRow]) -> Result<Vec<Column>, ReportError> {
     let mut align_cols: Vec<Column> = vec![
         Series::new(
             "prior".into(),
@@ -181,31 +222,5 @@ pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportEr
         align_rows.iter().map(|r| r.3.1).collect(),
         Some(align_rows.iter().map(|r| r.3.2).collect()),
     );
-    Ok(vec![
-        Table {
-            name: "structure_edges".into(),
-            title: "§5.2: posterior edge frequencies against the true network (ngbn7)".into(),
-            df: DataFrame::new_infer_height(edge_cols)?,
-            notes: vec![
-                "Each retained sample's hidden units are matched one to one to the true hidden units, greedily by \
-                 the absolute correlation of their activations over the training points (the model is symmetric \
-                 under u → −u); observed units are themselves. posterior_frequency is the mean over chains of the \
-                 fraction of a chain's retained samples with the aligned edge, with the binomial error of a \
-                 proportion of the n chains (chains are often stuck with an edge or without it). Every ordered pair of distinct true units is listed, true edges first. Units: x1, x2 \
-                 observed; h1_* layer 1; h2_* roots."
-                    .into(),
-            ],
-        },
-        Table {
-            name: "structure_alignment".into(),
-            title: "§5.2: how well the learned hidden units match the true ones".into(),
-            df: DataFrame::new_infer_height(align_cols)?,
-            notes: vec![
-                "mean_abs_correlation: the mean over chains of the mean over a chain's retained samples of the \
-                 |correlation| between a true hidden unit's activations and those of the learned unit matched to \
-                 it (0 for a sample with no unit left to match), with its error sd/√n over the n chains."
-                    .into(),
-            ],
-        },
-    ])
+    Ok(align_cols)
 }

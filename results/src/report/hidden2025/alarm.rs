@@ -26,8 +26,8 @@ use polars::prelude::*;
 use super::table2::first_dataset;
 use crate::diagnostics::diagnose;
 use crate::report::figures::{self, Line, Panel};
-use crate::report::{Convergence, ReportError, Table, f64s, json_text, se};
-use crate::rundir::{CellRecord, Manifest, RunDir, find};
+use crate::report::{Convergence, ReportError, Table, json_text, se};
+use crate::rundir::{CellRecord, Manifest, RunDir, chains_after_burn_in, find};
 
 /// One Figure 10 panel: its name and (√truth, √estimate, 0) points.
 type FigSeries = (String, Vec<(f64, f64, f64)>);
@@ -75,7 +75,8 @@ fn label(data: &DiscreteData, set: &[usize]) -> String {
         .join(";")
 }
 
-/// Each finished chain's trace columns `names` over burn_in < iteration ≤ `last`.
+/// Each finished chain's trace columns `names` over burn_in < iteration ≤ `last` (the burn-in of
+/// [`chains_after_burn_in`], the one every table uses).
 fn chain_columns(
     rd: &RunDir,
     m: &Manifest,
@@ -83,22 +84,13 @@ fn chain_columns(
     names: &[String],
     last: u64,
 ) -> Result<Vec<Vec<Vec<f64>>>, ReportError> {
-    let burn_in = m.burn_in(c.index, 0);
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut out = Vec::new();
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == c.index && j.replicate == 0)
-    {
-        if !rd.chain_done(&j.job_id) {
-            continue;
-        }
-        let df = rd.read_trace(&j.job_id)?;
-        let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
-        let keep: Vec<bool> = it.iter().map(|&i| i > burn_in && i <= last).collect();
+    for chain in chains_after_burn_in(rd, m, c.index, 0, &refs)? {
+        let keep: Vec<bool> = chain.iterations.iter().map(|&i| i <= last).collect();
         let mut cols = Vec::with_capacity(names.len());
-        for n in names {
-            let v = f64s(&df, n)?;
+        for (name, col) in names.iter().zip(chain.columns) {
+            let v = col.ok_or_else(|| other(format!("{}: no column {name}", chain.job_id)))?;
             cols.push(
                 v.into_iter()
                     .zip(&keep)
@@ -337,44 +329,10 @@ fn probabilities(
                 None => fig.push((key, pts)),
             }
         }
-        // MCMC figures of F.2.
-        let (acc, steps) = acceptance(rd, m, c)?;
-        let (lo, hi) = ess_t(&chains);
-        let (rhat, ess) = lp_conv(m, conv, c.index);
-        let paper = m
-            .reported
-            .get("ess_range")
-            .and_then(|r| r.get(&node))
-            .and_then(|v| v.as_array());
-        mc.node.push(node.clone());
-        mc.rho.push(rho.clone());
-        mc.method.push("mala".into());
-        mc.step.push(steps);
-        mc.acceptance.push(acc);
-        mc.ess_t_min.push(lo);
-        mc.ess_t_max.push(hi);
-        mc.ess_lp.push(ess);
-        mc.rhat_lp.push(rhat);
-        mc.paper_min
-            .push(paper.and_then(|a| a.first()).and_then(|v| v.as_f64()));
-        mc.paper_max
-            .push(paper.and_then(|a| a.get(1)).and_then(|v| v.as_f64()));
+        push_mcmc_row(&mut mc, rd, m, conv, c, &chains)?;
     }
     figure10(rd, &fig)?;
-    let df = DataFrame::new_infer_height(vec![
-        Series::new("node".into(), rows.node).into(),
-        Series::new("rho".into(), rows.rho).into(),
-        Series::new("parent_config".into(), rows.config).into(),
-        Series::new("category".into(), rows.category).into(),
-        Series::new("n_parent_config".into(), rows.n_config).into(),
-        Series::new("n_cell".into(), rows.n_cell).into(),
-        Series::new("true_probability".into(), rows.truth).into(),
-        Series::new("mle".into(), rows.mle).into(),
-        Series::new("dm".into(), rows.dm).into(),
-        Series::new("hidden".into(), rows.hidden).into(),
-        Series::new("hidden_se".into(), rows.hidden_se).into(),
-        Series::new("hidden_n".into(), rows.hidden_n).into(),
-    ])?;
+    let df = rows.frame()?;
     let probs = Table {
         name: "alarm_probabilities".into(),
         title: "Table 9 / Figure 10: ALARM CPT estimates with the true parents (supplement F.2)"
@@ -382,19 +340,7 @@ fn probabilities(
         df,
         notes,
     };
-    let df = DataFrame::new_infer_height(vec![
-        Series::new("node".into(), mc.node).into(),
-        Series::new("rho".into(), mc.rho).into(),
-        Series::new("method".into(), mc.method).into(),
-        Series::new("step_size".into(), mc.step).into(),
-        Series::new("acceptance".into(), mc.acceptance).into(),
-        Series::new("ess_t_min".into(), mc.ess_t_min).into(),
-        Series::new("ess_t_max".into(), mc.ess_t_max).into(),
-        Series::new("ess_bulk_log_posterior".into(), mc.ess_lp).into(),
-        Series::new("rhat_log_posterior".into(), mc.rhat_lp).into(),
-        Series::new("paper_ess_min".into(), mc.paper_min).into(),
-        Series::new("paper_ess_max".into(), mc.paper_max).into(),
-    ])?;
+    let df = mc.frame()?;
     let mcmc = Table {
         name: "alarm_mcmc".into(),
         title: "Supplement F.2: Algorithm 1 on ALARM, acceptance and ESS".into(),
@@ -404,6 +350,83 @@ fn probabilities(
         ],
     };
     Ok((probs, mcmc))
+}
+
+/// The MCMC row of F.2 for cell `c` (its chains' t draws `chains`): step size and acceptance,
+/// each chain's ESS of t, and the log posterior's R-hat and ESS beside the paper's range.
+fn push_mcmc_row(
+    mc: &mut McmcRows,
+    rd: &RunDir,
+    m: &Manifest,
+    conv: &Convergence,
+    c: &CellRecord,
+    chains: &[Vec<Vec<f64>>],
+) -> Result<(), ReportError> {
+    let node = text(c, "node");
+    let rho = rho_of(c);
+    let (acc, steps) = acceptance(rd, m, c)?;
+    let (lo, hi) = ess_t(chains);
+    let (rhat, ess) = lp_conv(m, conv, c.index);
+    let paper = m
+        .reported
+        .get("ess_range")
+        .and_then(|r| r.get(&node))
+        .and_then(|v| v.as_array());
+    mc.node.push(node);
+    mc.rho.push(rho);
+    mc.method.push("mala".into());
+    mc.step.push(steps);
+    mc.acceptance.push(acc);
+    mc.ess_t_min.push(lo);
+    mc.ess_t_max.push(hi);
+    mc.ess_lp.push(ess);
+    mc.rhat_lp.push(rhat);
+    mc.paper_min
+        .push(paper.and_then(|a| a.first()).and_then(|v| v.as_f64()));
+    mc.paper_max
+        .push(paper.and_then(|a| a.get(1)).and_then(|v| v.as_f64()));
+    Ok(())
+}
+
+impl ProbRows {
+    /// The rows as Table 9's frame.
+    fn frame(self) -> Result<DataFrame, ReportError> {
+        let rows = self;
+        Ok(DataFrame::new_infer_height(vec![
+            Series::new("node".into(), rows.node).into(),
+            Series::new("rho".into(), rows.rho).into(),
+            Series::new("parent_config".into(), rows.config).into(),
+            Series::new("category".into(), rows.category).into(),
+            Series::new("n_parent_config".into(), rows.n_config).into(),
+            Series::new("n_cell".into(), rows.n_cell).into(),
+            Series::new("true_probability".into(), rows.truth).into(),
+            Series::new("mle".into(), rows.mle).into(),
+            Series::new("dm".into(), rows.dm).into(),
+            Series::new("hidden".into(), rows.hidden).into(),
+            Series::new("hidden_se".into(), rows.hidden_se).into(),
+            Series::new("hidden_n".into(), rows.hidden_n).into(),
+        ])?)
+    }
+}
+
+impl McmcRows {
+    /// The rows as F.2's MCMC frame.
+    fn frame(self) -> Result<DataFrame, ReportError> {
+        let mc = self;
+        Ok(DataFrame::new_infer_height(vec![
+            Series::new("node".into(), mc.node).into(),
+            Series::new("rho".into(), mc.rho).into(),
+            Series::new("method".into(), mc.method).into(),
+            Series::new("step_size".into(), mc.step).into(),
+            Series::new("acceptance".into(), mc.acceptance).into(),
+            Series::new("ess_t_min".into(), mc.ess_t_min).into(),
+            Series::new("ess_t_max".into(), mc.ess_t_max).into(),
+            Series::new("ess_bulk_log_posterior".into(), mc.ess_lp).into(),
+            Series::new("rhat_log_posterior".into(), mc.rhat_lp).into(),
+            Series::new("paper_ess_min".into(), mc.paper_min).into(),
+            Series::new("paper_ess_max".into(), mc.paper_max).into(),
+        ])?)
+    }
 }
 
 /// Figure 10: √estimate against √truth for every cell of every node, one panel per method and ρ.
@@ -482,20 +505,8 @@ fn parent_set_tables(
         .get("f3_iterations")
         .and_then(|v| v.as_u64())
         .unwrap_or(u64::MAX);
-    let (mut node, mut rho, mut set, mut prior, mut post, mut exact, mut is_true, mut paper) = (
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-    );
-    let (mut post_se, mut post_n) = (vec![], vec![]);
-    let (mut ep, mut ec, mut er, mut epost, mut eexact, mut epaper) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut epost_se, mut epost_n) = (vec![], vec![]);
+    let mut sr = SetRows::default();
+    let mut edge_rows = EdgeRows::default();
     let mut notes = Vec::new();
     for c in m
         .cells
@@ -548,34 +559,34 @@ fn parent_set_tables(
         for (i, s) in sets.iter().enumerate() {
             let mut sorted = s.clone();
             sorted.sort_unstable();
-            node.push(name.clone());
-            rho.push(r.clone());
-            set.push(labels[i].clone());
-            prior.push(1.0 / sets.len() as f64);
-            post.push(freq[i]);
-            post_se.push(f_se[i]);
-            post_n.push(f_n[i]);
-            exact.push(ex[i]);
-            is_true.push(sorted == tp);
-            paper.push(paper_of(&labels[i]));
+            sr.node.push(name.clone());
+            sr.rho.push(r.clone());
+            sr.set.push(labels[i].clone());
+            sr.prior.push(1.0 / sets.len() as f64);
+            sr.post.push(freq[i]);
+            sr.post_se.push(f_se[i]);
+            sr.post_n.push(f_n[i]);
+            sr.exact.push(ex[i]);
+            sr.is_true.push(sorted == tp);
+            sr.paper.push(paper_of(&labels[i]));
         }
         let mut pool: Vec<usize> = sets.iter().flatten().cloned().collect();
         pool.sort_unstable();
         pool.dedup();
         for p in pool {
-            ep.push(data.names[p].clone());
-            ec.push(name.clone());
-            er.push(r.clone());
-            epost.push(edge_probability(&sets, &freq, p));
+            edge_rows.parent.push(data.names[p].clone());
+            edge_rows.child.push(name.clone());
+            edge_rows.rho.push(r.clone());
+            edge_rows.post.push(edge_probability(&sets, &freq, p));
             let chain_edge: Vec<f64> = chain_freq
                 .iter()
                 .map(|f| edge_probability(&sets, f, p))
                 .collect();
             let (_, e_se, e_n) = se::mean_over_units(&chain_edge);
-            epost_se.push(e_se);
-            epost_n.push(e_n);
-            eexact.push(edge_probability(&sets, &ex, p));
-            epaper.push(
+            edge_rows.post_se.push(e_se);
+            edge_rows.post_n.push(e_n);
+            edge_rows.exact.push(edge_probability(&sets, &ex, p));
+            edge_rows.paper.push(
                 m.reported
                     .get("table11")
                     .and_then(|t| t.get(&data.names[p]))
@@ -591,18 +602,7 @@ fn parent_set_tables(
         ));
     }
     notes.insert(0, "posterior_probability: Algorithm 3's visit frequencies over the post-burn-in draws of all chains up to `reported.f3_iterations` (F.3's 20,000; the chains run F.2's length). exact_probability: the exact method (numerical integration over log t) with the same candidates and uniform prior. prior: uniform (F.3). is_true: the BIF's parent set. paper: Table 10 (sets written in column order).".into());
-    let df = DataFrame::new_infer_height(vec![
-        Series::new("node".into(), node).into(),
-        Series::new("rho".into(), rho).into(),
-        Series::new("parent_set".into(), set).into(),
-        Series::new("prior".into(), prior).into(),
-        Series::new("posterior_probability".into(), post).into(),
-        Series::new("posterior_probability_se".into(), post_se).into(),
-        Series::new("posterior_probability_n".into(), post_n).into(),
-        Series::new("exact_probability".into(), exact).into(),
-        Series::new("is_true".into(), is_true).into(),
-        Series::new("paper".into(), paper).into(),
-    ])?;
+    let df = sr.frame()?;
     let sets_table = Table {
         name: "alarm_parent_sets".into(),
         title: "Table 10: posterior probabilities of candidate parent sets, ALARM (supplement F.3)"
@@ -610,16 +610,7 @@ fn parent_set_tables(
         df,
         notes,
     };
-    let df = DataFrame::new_infer_height(vec![
-        Series::new("parent".into(), ep).into(),
-        Series::new("child".into(), ec).into(),
-        Series::new("rho".into(), er).into(),
-        Series::new("posterior_probability".into(), epost).into(),
-        Series::new("posterior_probability_se".into(), epost_se).into(),
-        Series::new("posterior_probability_n".into(), epost_n).into(),
-        Series::new("exact_probability".into(), eexact).into(),
-        Series::new("paper".into(), epaper).into(),
-    ])?;
+    let df = edge_rows.frame()?;
     let edges = Table {
         name: "alarm_edges".into(),
         title: "Table 11: posterior edge probabilities, ALARM (supplement F.3)".into(),
@@ -630,6 +621,66 @@ fn parent_set_tables(
         ],
     };
     Ok((sets_table, edges))
+}
+
+/// Table 10's columns.
+#[derive(Default)]
+struct SetRows {
+    node: Vec<String>,
+    rho: Vec<String>,
+    set: Vec<String>,
+    prior: Vec<f64>,
+    post: Vec<f64>,
+    post_se: Vec<f64>,
+    post_n: Vec<u64>,
+    exact: Vec<f64>,
+    is_true: Vec<bool>,
+    paper: Vec<Option<f64>>,
+}
+
+impl SetRows {
+    fn frame(self) -> Result<DataFrame, ReportError> {
+        Ok(DataFrame::new_infer_height(vec![
+            Series::new("node".into(), self.node).into(),
+            Series::new("rho".into(), self.rho).into(),
+            Series::new("parent_set".into(), self.set).into(),
+            Series::new("prior".into(), self.prior).into(),
+            Series::new("posterior_probability".into(), self.post).into(),
+            Series::new("posterior_probability_se".into(), self.post_se).into(),
+            Series::new("posterior_probability_n".into(), self.post_n).into(),
+            Series::new("exact_probability".into(), self.exact).into(),
+            Series::new("is_true".into(), self.is_true).into(),
+            Series::new("paper".into(), self.paper).into(),
+        ])?)
+    }
+}
+
+/// Table 11's columns.
+#[derive(Default)]
+struct EdgeRows {
+    parent: Vec<String>,
+    child: Vec<String>,
+    rho: Vec<String>,
+    post: Vec<f64>,
+    post_se: Vec<f64>,
+    post_n: Vec<u64>,
+    exact: Vec<f64>,
+    paper: Vec<Option<f64>>,
+}
+
+impl EdgeRows {
+    fn frame(self) -> Result<DataFrame, ReportError> {
+        Ok(DataFrame::new_infer_height(vec![
+            Series::new("parent".into(), self.parent).into(),
+            Series::new("child".into(), self.child).into(),
+            Series::new("rho".into(), self.rho).into(),
+            Series::new("posterior_probability".into(), self.post).into(),
+            Series::new("posterior_probability_se".into(), self.post_se).into(),
+            Series::new("posterior_probability_n".into(), self.post_n).into(),
+            Series::new("exact_probability".into(), self.exact).into(),
+            Series::new("paper".into(), self.paper).into(),
+        ])?)
+    }
 }
 
 /// Tables 9–11 of supplement F and Figure 10.

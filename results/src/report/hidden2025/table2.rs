@@ -25,7 +25,7 @@ use polars::prelude::*;
 use crate::diagnostics;
 use crate::report::figures::{self, TraceVar};
 use crate::report::{Convergence, ReportError, Table, f64s, json_text, se};
-use crate::rundir::{CellRecord, Manifest, RunDir, find};
+use crate::rundir::{CellRecord, Manifest, RunDir, chains_after_burn_in, find};
 
 /// Points per chain drawn in Figures 4 and 7 (every draw up to this, then every s-th; display
 /// only).
@@ -306,8 +306,15 @@ pub(super) fn edges_fit(
     c: &CellRecord,
     n_candidates: usize,
 ) -> Result<(Option<BlanketEstimate>, Vec<Trace>), ReportError> {
-    let burn_in = m.burn_in(c.index, 0);
+    let z_names: Vec<String> = (0..n_candidates).map(|i| format!("z_{i}")).collect();
+    let z_refs: Vec<&str> = z_names.iter().map(String::as_str).collect();
     let mut z_chains = Vec::new();
+    for chain in chains_after_burn_in(rd, m, c.index, 0, &z_refs)? {
+        let zs: Option<Vec<Vec<f64>>> = chain.columns.into_iter().collect();
+        z_chains
+            .push(zs.ok_or_else(|| other(format!("{}: a z_i column is missing", chain.job_id)))?);
+    }
+    // The log posterior of every iteration, burn-in included: the trace figure shows both.
     let mut traces = Vec::new();
     for j in m
         .jobs
@@ -319,19 +326,6 @@ pub(super) fn edges_fit(
         }
         let df = rd.read_trace(&j.job_id)?;
         let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
-        let keep: Vec<bool> = it.iter().map(|&i| i > burn_in).collect();
-        let mut zs = Vec::with_capacity(n_candidates);
-        for i in 0..n_candidates {
-            let v = f64s(&df, &format!("z_{i}"))?;
-            zs.push(
-                v.iter()
-                    .zip(&keep)
-                    .filter(|(_, k)| **k)
-                    .map(|(x, _)| *x)
-                    .collect(),
-            );
-        }
-        z_chains.push(zs);
         let lp = f64s(&df, "log_posterior")?;
         traces.push(it.into_iter().zip(lp).collect());
     }

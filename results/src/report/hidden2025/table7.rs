@@ -207,55 +207,12 @@ pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
             specs.push((c.index, s));
         }
     }
-    // Δscores once per stored dataset replicate.
-    let work = dataset_replicates(m, &specs, reps);
-    let scores = par_map(&work, |&(id, i, r)| {
-        let (cell, s) = &specs[i];
-        load_scores(rd, &m.cells[*cell], s, r).map(|d| (id, i, r, d))
-    })?;
-    let mut deltas: [PerDataset; 3] = Default::default();
-    for (id, i, r, d) in scores {
-        let s = &specs[i].1;
-        for (k, v) in [d.bic, d.aic, d.bde].into_iter().enumerate() {
-            deltas[k]
-                .entry((s.g2_true, s.n))
-                .or_default()
-                .insert((id.to_string(), r), v);
-        }
-    }
-    // P(G_true | n) per (cell, replicate).
-    let chain_work: Vec<(usize, u64)> = (0..specs.len())
-        .flat_map(|i| (0..reps).map(move |r| (i, r)))
-        .collect();
-    let posts = par_map(&chain_work, |&(i, r)| {
-        let (cell, s) = &specs[i];
-        chain_posterior(rd, m, *cell, r, s).map(|x| (i, r, x))
-    })?;
-    // HiDDeN per (G2?, n, steps) keyed by dataset; exact per (G2?, n) keyed by dataset.
-    let mut hidden: PerStep = BTreeMap::new();
-    let mut exact: PerDataset = BTreeMap::new();
-    // Chains per (G2?, n, steps): (total, stuck = never visited G_true while exact says > 1/2).
-    let mut per_chain: PerChain = BTreeMap::new();
-    for (i, r, x) in posts {
-        let (cell, s) = &specs[i];
-        let Some((pooled, each)) = x else { continue };
-        let key = (m.cells[*cell].dataset_id.clone(), r);
-        if s.exact {
-            exact
-                .entry((s.g2_true, s.n))
-                .or_default()
-                .insert(key, pooled);
-        } else {
-            hidden
-                .entry((s.g2_true, s.n, s.steps.clone()))
-                .or_default()
-                .insert(key.clone(), pooled);
-            per_chain
-                .entry((s.g2_true, s.n, s.steps.clone()))
-                .or_default()
-                .extend(each.into_iter().map(|p| (key.0.clone(), key.1, p)));
-        }
-    }
+    let Gathered {
+        deltas,
+        hidden,
+        exact,
+        per_chain,
+    } = gather(rd, m, &specs, reps)?;
     let hidden_cells = |g2: bool, n: u64, steps: &str| {
         specs
             .iter()
@@ -291,31 +248,7 @@ pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
             }
         }
     }
-    // Table 8 (G2 true): P > 1/2, ΔBDE > 0.
-    let mut t8 = Rows8::default();
-    for &(g2, n) in keys.iter().filter(|k| k.0) {
-        for ((_, _, steps), v) in hidden
-            .range((g2, n, String::new())..)
-            .take_while(|(k, _)| (k.0, k.1) == (g2, n))
-        {
-            let conv = worst_convergence(conv, hidden_cells(g2, n, steps).into_iter());
-            let p = paper(m, "table8", None, n, "hidden")
-                .first()
-                .copied()
-                .flatten();
-            t8.push(n, "hidden", steps, v, 0.5, p, conv);
-        }
-        if let Some(v) = exact.get(&(g2, n)) {
-            t8.push(n, "hidden_exact", "", v, 0.5, None, (None, None));
-        }
-        if let Some(v) = deltas[2].get(&(g2, n)) {
-            let p = paper(m, "table8", None, n, "bde")
-                .first()
-                .copied()
-                .flatten();
-            t8.push(n, "bde", "", v, 0.0, p, (None, None));
-        }
-    }
+    let t8 = rows8(m, conv, &keys, &hidden, &exact, &deltas, &hidden_cells);
     let notes7 = notes(m, &specs, &hidden, &exact, &per_chain);
     let (se7, z7) = t7.errors();
     let se8: Vec<f64> = (0..t8.n.len())
@@ -364,6 +297,120 @@ pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
             notes: notes8,
         },
     ])
+}
+
+/// What tables 7 and 8 are built from.
+struct Gathered {
+    /// Δscore per (G2 true?, n), keyed by dataset: BIC, AIC, BDe.
+    deltas: [PerDataset; 3],
+    /// HiDDeN's P(G_true | n) per (G2?, n, steps), keyed by dataset.
+    hidden: PerStep,
+    /// The exact P(G_true | n) per (G2?, n), keyed by dataset.
+    exact: PerDataset,
+    /// Chains per (G2?, n, steps) with their own P(G_true | n).
+    per_chain: PerChain,
+}
+
+/// The Δscores once per stored dataset replicate, and P(G_true | n) per (cell, replicate).
+fn gather(
+    rd: &RunDir,
+    m: &Manifest,
+    specs: &[(usize, CellSpec)],
+    reps: u64,
+) -> Result<Gathered, ReportError> {
+    // Δscores once per stored dataset replicate.
+    let work = dataset_replicates(m, specs, reps);
+    let scores = par_map(&work, |&(id, i, r)| {
+        let (cell, s) = &specs[i];
+        load_scores(rd, &m.cells[*cell], s, r).map(|d| (id, i, r, d))
+    })?;
+    let mut deltas: [PerDataset; 3] = Default::default();
+    for (id, i, r, d) in scores {
+        let s = &specs[i].1;
+        for (k, v) in [d.bic, d.aic, d.bde].into_iter().enumerate() {
+            deltas[k]
+                .entry((s.g2_true, s.n))
+                .or_default()
+                .insert((id.to_string(), r), v);
+        }
+    }
+    // P(G_true | n) per (cell, replicate).
+    let chain_work: Vec<(usize, u64)> = (0..specs.len())
+        .flat_map(|i| (0..reps).map(move |r| (i, r)))
+        .collect();
+    let posts = par_map(&chain_work, |&(i, r)| {
+        let (cell, s) = &specs[i];
+        chain_posterior(rd, m, *cell, r, s).map(|x| (i, r, x))
+    })?;
+    // HiDDeN per (G2?, n, steps) keyed by dataset; exact per (G2?, n) keyed by dataset.
+    let mut hidden: PerStep = BTreeMap::new();
+    let mut exact: PerDataset = BTreeMap::new();
+    // Chains per (G2?, n, steps): (total, stuck = never visited G_true while exact says > 1/2).
+    let mut per_chain: PerChain = BTreeMap::new();
+    for (i, r, x) in posts {
+        let (cell, s) = &specs[i];
+        let Some((pooled, each)) = x else { continue };
+        let key = (m.cells[*cell].dataset_id.clone(), r);
+        if s.exact {
+            exact
+                .entry((s.g2_true, s.n))
+                .or_default()
+                .insert(key, pooled);
+        } else {
+            hidden
+                .entry((s.g2_true, s.n, s.steps.clone()))
+                .or_default()
+                .insert(key.clone(), pooled);
+            per_chain
+                .entry((s.g2_true, s.n, s.steps.clone()))
+                .or_default()
+                .extend(each.into_iter().map(|p| (key.0.clone(), key.1, p)));
+        }
+    }
+    Ok(Gathered {
+        deltas,
+        hidden,
+        exact,
+        per_chain,
+    })
+}
+
+/// Table 8's rows (G2 true): HiDDeN's and the exact proportion choosing G2 (P > 1/2), and BDe's
+/// (ΔBDE > 0).
+fn rows8(
+    m: &Manifest,
+    conv: &Convergence,
+    keys: &[(bool, u64)],
+    hidden: &PerStep,
+    exact: &PerDataset,
+    deltas: &[PerDataset; 3],
+    hidden_cells: &dyn Fn(bool, u64, &str) -> Vec<usize>,
+) -> Rows8 {
+    let mut t8 = Rows8::default();
+    for &(g2, n) in keys.iter().filter(|k| k.0) {
+        for ((_, _, steps), v) in hidden
+            .range((g2, n, String::new())..)
+            .take_while(|(k, _)| (k.0, k.1) == (g2, n))
+        {
+            let conv = worst_convergence(conv, hidden_cells(g2, n, steps).into_iter());
+            let p = paper(m, "table8", None, n, "hidden")
+                .first()
+                .copied()
+                .flatten();
+            t8.push(n, "hidden", steps, v, 0.5, p, conv);
+        }
+        if let Some(v) = exact.get(&(g2, n)) {
+            t8.push(n, "hidden_exact", "", v, 0.5, None, (None, None));
+        }
+        if let Some(v) = deltas[2].get(&(g2, n)) {
+            let p = paper(m, "table8", None, n, "bde")
+                .first()
+                .copied()
+                .flatten();
+            t8.push(n, "bde", "", v, 0.0, p, (None, None));
+        }
+    }
+    t8
 }
 
 /// Table 7's columns.

@@ -63,33 +63,73 @@ pub fn synthetic_cases(
 /// Errors: unreadable summaries; polars.
 pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let cases = synthetic_cases(rd, m)?;
-    let names: Vec<&str> = HYPOTHESES.iter().map(|h| hypothesis_name(*h)).collect();
-    // Confusion.
+    let fitted_r: BTreeSet<usize> = m
+        .cells
+        .iter()
+        .filter_map(|c| param_usize(m, c.index, "n_latent"))
+        .collect();
+    let score_note = format!(
+        "Decision: argmax over the three hypotheses of max over the fitted R ∈ {fitted_r:?} of ln p(x) (VB: the ELBO), fitted with the true setting. \
+         One-vs-rest AUC score: log posterior odds of the class under a uniform prior over hypotheses, \
+         best_k − ln Σ_{{j≠k}} exp(best_j) (ranks exactly as the softmax probability, without its floating-point saturation at 0/1)."
+    );
+    roc_figure(rd, &cases)?;
+    Ok(vec![
+        Table {
+            name: "synthetic_confusion".into(),
+            title: "§5.3 / Fig. 5.2: confusion matrices on the synthetic data (rows true, columns predicted)".into(),
+            df: confusion_frame(m, &cases)?,
+            notes: vec![
+                score_note.clone(),
+                "Thesis Fig. 5.2 prints the matrices with predicted classes as rows and true classes as columns (its columns sum to 180); \
+                 the `thesis` columns here are transposed to rows = true."
+                    .into(),
+            ],
+        },
+        Table {
+            name: "synthetic_summary".into(),
+            title: "§5.3: accuracy and one-vs-rest AUC on the synthetic data".into(),
+            df: summary_frame(m, &cases)?,
+            notes: vec![score_note, "Thesis: SMC accuracy 0.985, AUC 0.999, 0.999, 1.0; VB accuracy 0.961, AUC 0.980, 0.988, 0.990.".into()],
+        },
+        Table {
+            name: "synthetic_accuracy_by".into(),
+            title: "§5.3: accuracy by true setting and by true R".into(),
+            df: accuracy_by_frame(&cases)?,
+            notes: vec![],
+        },
+    ])
+}
+
+/// The synthetic cases of one method: true and predicted hypotheses, in case order.
+fn truth_and_prediction(cs: &[SyntheticCase]) -> (Vec<usize>, Vec<usize>) {
+    (
+        cs.iter().map(|c| c.truth).collect(),
+        cs.iter().map(SyntheticCase::predicted).collect(),
+    )
+}
+
+/// The hypotheses' names, in index order.
+fn names() -> Vec<&'static str> {
+    HYPOTHESES.iter().map(|h| hypothesis_name(*h)).collect()
+}
+
+/// The confusion matrices (rows true, columns predicted) of every method, beside the thesis's,
+/// with the binomial se of each count.
+fn confusion_frame(
+    m: &Manifest,
+    cases: &BTreeMap<String, Vec<SyntheticCase>>,
+) -> Result<DataFrame, ReportError> {
+    let names = names();
     let mut cm_method = Vec::new();
     let mut cm_true = Vec::new();
     let mut cm_ours: [Vec<u64>; 3] = Default::default();
     let mut cm_thesis: [Vec<Option<u64>>; 3] = Default::default();
-    // Summary.
-    let mut s_method = Vec::new();
-    let mut s_n = Vec::new();
-    let mut s_acc = Vec::new();
-    let mut s_acc_thesis = Vec::new();
-    let mut s_auc: [Vec<f64>; 3] = Default::default();
-    let mut s_auc_thesis: [Vec<f64>; 3] = Default::default();
-    let mut panels = Vec::new();
-    // By setting / by R.
-    let mut g_method = Vec::new();
-    let mut g_by = Vec::new();
-    let mut g_val = Vec::new();
-    let mut g_n = Vec::new();
-    let mut g_acc = Vec::new();
-    // Monte Carlo errors (README, "Monte Carlo error of a table cell"): counts and accuracies
-    // over datasets are binomial, AUCs by Hanley and McNeil.
+    // Monte Carlo errors (README, "Monte Carlo error of a table cell"): counts over datasets
+    // are binomial.
     let mut cm_se: [Vec<f64>; 3] = Default::default();
-    let mut s_auc_se: [Vec<f64>; 3] = Default::default();
-    for (method, cs) in &cases {
-        let truth: Vec<usize> = cs.iter().map(|c| c.truth).collect();
-        let pred: Vec<usize> = cs.iter().map(SyntheticCase::predicted).collect();
+    for (method, cs) in cases {
+        let (truth, pred) = truth_and_prediction(cs);
         let cm = confusion(&truth, &pred, 3);
         for (t, row) in cm.iter().enumerate() {
             cm_method.push(method.clone());
@@ -103,60 +143,6 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
                     .and_then(|v| v.get(p))
                     .and_then(serde_json::Value::as_u64);
                 cm_thesis[p].push(rep);
-            }
-        }
-        let correct = truth.iter().zip(&pred).filter(|(a, b)| a == b).count();
-        s_method.push(method.clone());
-        s_n.push(cs.len() as u64);
-        s_acc.push(correct as f64 / cs.len() as f64);
-        s_acc_thesis.push(reported_f64(m, &[method.as_str(), "accuracy"]));
-        let mut lines = Vec::new();
-        for k in 0..3 {
-            let sc: Vec<f64> = cs.iter().map(|c| c.log_odds(k)).collect();
-            let lab: Vec<bool> = truth.iter().map(|t| *t == k).collect();
-            let a = auc(&sc, &lab, None);
-            let n_pos = lab.iter().filter(|l| **l).count() as u64;
-            s_auc_se[k].push(se::auc_se(a, n_pos, lab.len() as u64 - n_pos));
-            s_auc[k].push(a);
-            s_auc_thesis[k].push(
-                reported(m, &[method.as_str(), "auc"])
-                    .and_then(|v| v.get(k))
-                    .and_then(serde_json::Value::as_f64)
-                    .unwrap_or(f64::NAN),
-            );
-            let w = vec![1.0; sc.len()];
-            lines.push(Line {
-                name: format!("{} vs rest", names[k]),
-                points: roc_curve(&sc, &lab, Some(&w))
-                    .into_iter()
-                    .map(|(x, y)| (x, y, f64::NAN))
-                    .collect(),
-            });
-        }
-        panels.push(Panel {
-            title: format!("{method}: one-vs-rest ROC"),
-            x_label: "false positive rate".into(),
-            y_label: "true positive rate".into(),
-            log_x: false,
-            lines,
-        });
-        for (by, key) in [("setting", 0usize), ("true R", 1)] {
-            let mut groups: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
-            for (c, p) in cs.iter().zip(&pred) {
-                let g = groups
-                    .entry(if key == 0 { c.setting } else { c.n_latent })
-                    .or_default();
-                g.0 += 1;
-                if *p == c.truth {
-                    g.1 += 1;
-                }
-            }
-            for (v, (n, ok)) in groups {
-                g_method.push(method.clone());
-                g_by.push(by.to_string());
-                g_val.push(v as u64);
-                g_n.push(n);
-                g_acc.push(ok as f64 / n as f64);
             }
         }
     }
@@ -174,10 +160,47 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     for p in 0..3 {
         se::push_se(&mut cm_cols, names[p], cm_se[p].clone(), None);
     }
+    Ok(DataFrame::new_infer_height(cm_cols)?)
+}
+
+/// Accuracy and one-vs-rest AUC of every method beside the thesis's, with their se (binomial;
+/// Hanley and McNeil for the AUC).
+fn summary_frame(
+    m: &Manifest,
+    cases: &BTreeMap<String, Vec<SyntheticCase>>,
+) -> Result<DataFrame, ReportError> {
+    let names = names();
+    let mut s_method = Vec::new();
+    let mut s_n = Vec::new();
+    let mut s_acc = Vec::new();
+    let mut s_acc_thesis = Vec::new();
+    let mut s_auc: [Vec<f64>; 3] = Default::default();
+    let mut s_auc_thesis: [Vec<f64>; 3] = Default::default();
+    let mut s_auc_se: [Vec<f64>; 3] = Default::default();
+    for (method, cs) in cases {
+        let (truth, pred) = truth_and_prediction(cs);
+        let correct = truth.iter().zip(&pred).filter(|(a, b)| a == b).count();
+        s_method.push(method.clone());
+        s_n.push(cs.len() as u64);
+        s_acc.push(correct as f64 / cs.len() as f64);
+        s_acc_thesis.push(reported_f64(m, &[method.as_str(), "accuracy"]));
+        for k in 0..3 {
+            let sc: Vec<f64> = cs.iter().map(|c| c.log_odds(k)).collect();
+            let lab: Vec<bool> = truth.iter().map(|t| *t == k).collect();
+            let a = auc(&sc, &lab, None);
+            let n_pos = lab.iter().filter(|l| **l).count() as u64;
+            s_auc_se[k].push(se::auc_se(a, n_pos, lab.len() as u64 - n_pos));
+            s_auc[k].push(a);
+            s_auc_thesis[k].push(
+                reported(m, &[method.as_str(), "auc"])
+                    .and_then(|v| v.get(k))
+                    .and_then(serde_json::Value::as_f64)
+                    .unwrap_or(f64::NAN),
+            );
+        }
+    }
     let acc_se = se::binomial_ses(&s_acc, &s_n);
     let acc_n = s_n.clone();
-    let g_acc_se = se::binomial_ses(&g_acc, &g_n);
-    let g_acc_n = g_n.clone();
     let mut s_cols: Vec<Column> = vec![
         Series::new("method".into(), s_method).into(),
         Series::new("datasets".into(), s_n).into(),
@@ -203,51 +226,86 @@ pub fn synthetic(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
             None,
         );
     }
+    Ok(DataFrame::new_infer_height(s_cols)?)
+}
+
+/// Accuracy of every method by true setting and by true R, with its binomial se.
+fn accuracy_by_frame(
+    cases: &BTreeMap<String, Vec<SyntheticCase>>,
+) -> Result<DataFrame, ReportError> {
+    let mut g_method = Vec::new();
+    let mut g_by = Vec::new();
+    let mut g_val = Vec::new();
+    let mut g_n = Vec::new();
+    let mut g_acc = Vec::new();
+    for (method, cs) in cases {
+        let (_, pred) = truth_and_prediction(cs);
+        for (by, key) in [("setting", 0usize), ("true R", 1)] {
+            let mut groups: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
+            for (c, p) in cs.iter().zip(&pred) {
+                let g = groups
+                    .entry(if key == 0 { c.setting } else { c.n_latent })
+                    .or_default();
+                g.0 += 1;
+                if *p == c.truth {
+                    g.1 += 1;
+                }
+            }
+            for (v, (n, ok)) in groups {
+                g_method.push(method.clone());
+                g_by.push(by.to_string());
+                g_val.push(v as u64);
+                g_n.push(n);
+                g_acc.push(ok as f64 / n as f64);
+            }
+        }
+    }
+    let g_acc_se = se::binomial_ses(&g_acc, &g_n);
+    let g_acc_n = g_n.clone();
+    Ok(DataFrame::new_infer_height(vec![
+        Series::new("method".into(), g_method).into(),
+        Series::new("by".into(), g_by).into(),
+        Series::new("value".into(), g_val).into(),
+        Series::new("datasets".into(), g_n).into(),
+        Series::new("accuracy".into(), g_acc).into(),
+        Series::new("accuracy_se".into(), g_acc_se).into(),
+        Series::new("accuracy_n".into(), g_acc_n).into(),
+    ])?)
+}
+
+/// One-vs-rest ROC curves, a panel per method (`figures/synthetic_roc.svg`).
+fn roc_figure(
+    rd: &RunDir,
+    cases: &BTreeMap<String, Vec<SyntheticCase>>,
+) -> Result<(), ReportError> {
+    let names = names();
+    let mut panels = Vec::new();
+    for (method, cs) in cases {
+        let (truth, _) = truth_and_prediction(cs);
+        let mut lines = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            let sc: Vec<f64> = cs.iter().map(|c| c.log_odds(k)).collect();
+            let lab: Vec<bool> = truth.iter().map(|t| *t == k).collect();
+            let w = vec![1.0; sc.len()];
+            lines.push(Line {
+                name: format!("{name} vs rest"),
+                points: roc_curve(&sc, &lab, Some(&w))
+                    .into_iter()
+                    .map(|(x, y)| (x, y, f64::NAN))
+                    .collect(),
+            });
+        }
+        panels.push(Panel {
+            title: format!("{method}: one-vs-rest ROC"),
+            x_label: "false positive rate".into(),
+            y_label: "true positive rate".into(),
+            log_x: false,
+            lines,
+        });
+    }
     if !panels.is_empty() {
         let n = panels.len();
         figures::line_panels(&rd.figures_dir().join("synthetic_roc.svg"), &panels, n)?;
     }
-    let fitted_r: BTreeSet<usize> = m
-        .cells
-        .iter()
-        .filter_map(|c| param_usize(m, c.index, "n_latent"))
-        .collect();
-    let score_note = format!(
-        "Decision: argmax over the three hypotheses of max over the fitted R ∈ {fitted_r:?} of ln p(x) (VB: the ELBO), fitted with the true setting. \
-         One-vs-rest AUC score: log posterior odds of the class under a uniform prior over hypotheses, \
-         best_k − ln Σ_{{j≠k}} exp(best_j) (ranks exactly as the softmax probability, without its floating-point saturation at 0/1)."
-    );
-    Ok(vec![
-        Table {
-            name: "synthetic_confusion".into(),
-            title: "§5.3 / Fig. 5.2: confusion matrices on the synthetic data (rows true, columns predicted)".into(),
-            df: DataFrame::new_infer_height(cm_cols)?,
-            notes: vec![
-                score_note.clone(),
-                "Thesis Fig. 5.2 prints the matrices with predicted classes as rows and true classes as columns (its columns sum to 180); \
-                 the `thesis` columns here are transposed to rows = true."
-                    .into(),
-            ],
-        },
-        Table {
-            name: "synthetic_summary".into(),
-            title: "§5.3: accuracy and one-vs-rest AUC on the synthetic data".into(),
-            df: DataFrame::new_infer_height(s_cols)?,
-            notes: vec![score_note, "Thesis: SMC accuracy 0.985, AUC 0.999, 0.999, 1.0; VB accuracy 0.961, AUC 0.980, 0.988, 0.990.".into()],
-        },
-        Table {
-            name: "synthetic_accuracy_by".into(),
-            title: "§5.3: accuracy by true setting and by true R".into(),
-            df: DataFrame::new_infer_height(vec![
-                Series::new("method".into(), g_method).into(),
-                Series::new("by".into(), g_by).into(),
-                Series::new("value".into(), g_val).into(),
-                Series::new("datasets".into(), g_n).into(),
-                Series::new("accuracy".into(), g_acc).into(),
-                Series::new("accuracy_se".into(), g_acc_se).into(),
-                Series::new("accuracy_n".into(), g_acc_n).into(),
-            ])?,
-            notes: vec![],
-        },
-    ])
+    Ok(())
 }

@@ -25,65 +25,7 @@ use super::{replicates, sampler_of};
 /// averaged over datasets the two agree for a converged sampler (the truth and a posterior draw
 /// have the same joint law), and chains stuck in duplicated causes sit below it.
 pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let mut cell_col = Vec::new();
-    let mut rep_col = Vec::new();
-    let mut est_col = Vec::new();
-    let mut k_col = Vec::new();
-    let mut truth_col = Vec::new();
-    let mut gap_col = Vec::new();
-    let mut below_col = Vec::new();
-    let mut truths = HashMap::new();
-    for c in &m.cells {
-        let rj = sampler_of(m, c.index) == "rjmcmc";
-        let params = Params::from_json(&c.params)
-            .map_err(|e| ReportError::Other(format!("cell {}: params: {e}", c.index)))?;
-        for r in 0..replicates(m) {
-            let [kp, k, lj] = <[Vec<Vec<f64>>; 3]>::try_from(chain_draws_of(
-                rd,
-                m,
-                c.index,
-                r,
-                &["k_plus", "k", "log_joint"],
-            )?)
-            .map_err(|_| ReportError::Other("chain_draws_of: three scalars".into()))?;
-            let all: Vec<f64> = kp.into_iter().flatten().collect();
-            if all.is_empty() {
-                continue;
-            }
-            let all_k: Vec<f64> = k.into_iter().flatten().collect();
-            let truth = truth_log_joint(rd, &c.dataset_id, r, &params, &mut truths)?;
-            let chain_means: Vec<f64> = lj
-                .iter()
-                .filter(|d| !d.is_empty())
-                .map(|d| d.iter().sum::<f64>() / d.len() as f64)
-                .collect();
-            cell_col.push(c.index as u64);
-            rep_col.push(r);
-            est_col.push(all.iter().sum::<f64>() / all.len() as f64);
-            k_col.push(if rj && !all_k.is_empty() {
-                all_k.iter().sum::<f64>() / all_k.len() as f64
-            } else {
-                f64::NAN
-            });
-            truth_col.push(truth);
-            gap_col.push(
-                chain_means.iter().map(|x| x - truth).sum::<f64>() / chain_means.len() as f64,
-            );
-            below_col.push(
-                chain_means.iter().filter(|&&x| x < truth).count() as f64
-                    / chain_means.len() as f64,
-            );
-        }
-    }
-    let long = df!(
-        "cell" => cell_col,
-        "replicate" => rep_col,
-        "posterior_mean_k_plus" => est_col,
-        "posterior_mean_k" => k_col,
-        "log_joint_truth" => truth_col,
-        "log_joint_gap" => gap_col,
-        "chains_below_truth" => below_col
-    )?;
+    let long = per_dataset(rd, m)?;
     let agg = mean_sd_by(
         &long,
         &["cell"],
@@ -153,6 +95,89 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         }
     }
     append_convergence(&mut cols, m, conv, &cells);
+    let notes = findings_and_figure(rd, m, &cells, &true_k, &means, &sds)?;
+    Ok(vec![Table {
+        name: "fig3".into(),
+        title: "Figure 3: learning the number of hidden causes".into(),
+        df: DataFrame::new_infer_height(cols)?,
+        notes,
+    }])
+}
+
+/// One row per (cell, replicate) with stored chains: the posterior means of K+ and (RJMCMC) K,
+/// the truth's log joint, and the chains' mean log joint against it.
+fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
+    let mut cell_col = Vec::new();
+    let mut rep_col = Vec::new();
+    let mut est_col = Vec::new();
+    let mut k_col = Vec::new();
+    let mut truth_col = Vec::new();
+    let mut gap_col = Vec::new();
+    let mut below_col = Vec::new();
+    let mut truths = HashMap::new();
+    for c in &m.cells {
+        let rj = sampler_of(m, c.index) == "rjmcmc";
+        let params = Params::from_json(&c.params)
+            .map_err(|e| ReportError::Other(format!("cell {}: params: {e}", c.index)))?;
+        for r in 0..replicates(m) {
+            let [kp, k, lj] = <[Vec<Vec<f64>>; 3]>::try_from(chain_draws_of(
+                rd,
+                m,
+                c.index,
+                r,
+                &["k_plus", "k", "log_joint"],
+            )?)
+            .map_err(|_| ReportError::Other("chain_draws_of: three scalars".into()))?;
+            let all: Vec<f64> = kp.into_iter().flatten().collect();
+            if all.is_empty() {
+                continue;
+            }
+            let all_k: Vec<f64> = k.into_iter().flatten().collect();
+            let truth = truth_log_joint(rd, &c.dataset_id, r, &params, &mut truths)?;
+            let chain_means: Vec<f64> = lj
+                .iter()
+                .filter(|d| !d.is_empty())
+                .map(|d| d.iter().sum::<f64>() / d.len() as f64)
+                .collect();
+            cell_col.push(c.index as u64);
+            rep_col.push(r);
+            est_col.push(all.iter().sum::<f64>() / all.len() as f64);
+            k_col.push(if rj && !all_k.is_empty() {
+                all_k.iter().sum::<f64>() / all_k.len() as f64
+            } else {
+                f64::NAN
+            });
+            truth_col.push(truth);
+            gap_col.push(
+                chain_means.iter().map(|x| x - truth).sum::<f64>() / chain_means.len() as f64,
+            );
+            below_col.push(
+                chain_means.iter().filter(|&&x| x < truth).count() as f64
+                    / chain_means.len() as f64,
+            );
+        }
+    }
+    Ok(df!(
+        "cell" => cell_col,
+        "replicate" => rep_col,
+        "posterior_mean_k_plus" => est_col,
+        "posterior_mean_k" => k_col,
+        "log_joint_truth" => truth_col,
+        "log_joint_gap" => gap_col,
+        "chains_below_truth" => below_col
+    )?)
+}
+
+/// The paper's findings checked on the table's numbers (one note per sampler and
+/// initialisation), and the figure (`figures/fig3_k_recovery.svg`).
+fn findings_and_figure(
+    rd: &RunDir,
+    m: &Manifest,
+    cells: &[usize],
+    true_k: &[f64],
+    means: &[f64],
+    sds: &[f64],
+) -> Result<Vec<String>, ReportError> {
     let variant = |c: usize| -> String {
         let sm = m.cells[c]
             .param("split_merge")
@@ -165,7 +190,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         }
     };
     let mut variants: Vec<(String, String)> = Vec::new();
-    for &c in &cells {
+    for &c in cells {
         let v = (
             variant(c),
             m.cells[c].param("init").map(json_text).unwrap_or_default(),
@@ -237,12 +262,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         }],
         1,
     )?;
-    Ok(vec![Table {
-        name: "fig3".into(),
-        title: "Figure 3: learning the number of hidden causes".into(),
-        df: DataFrame::new_infer_height(cols)?,
-        notes,
-    }])
+    Ok(notes)
 }
 
 /// A replicate's (X, true Z, true Y); `None` when the dataset holds no truth.

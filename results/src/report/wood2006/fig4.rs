@@ -28,67 +28,7 @@ use causeway_papers::wood2006::evaluation::{
 /// dataset's chains ([`pooled_errors_at`]), not the mean over chains of per-chain errors. Seconds
 /// are the mean over the chains of each chain's wall-clock time.
 pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let mut rows_cell = Vec::new();
-    let mut rows_rep = Vec::new();
-    let mut rows_it = Vec::new();
-    let mut rows_in = Vec::new();
-    let mut rows_st = Vec::new();
-    let mut rows_sec = Vec::new();
-    let timings = rd.read_timings()?;
-    let untimed = ChainTiming::default();
-    for c in &m.cells {
-        let cps = checkpoints(c.run.iterations);
-        for r in 0..replicates(m) {
-            let data = rd.read_dataset(&c.dataset_id, r)?;
-            let Some(z) = data.truth("z") else { continue };
-            let n = z.rows;
-            let zt = zzt(&z.values, n, z.cols);
-            let mut all_draws: Vec<Matrix> = Vec::new();
-            let mut per_chain: Vec<Vec<(f64, f64, f64)>> = Vec::new();
-            for j in m
-                .jobs
-                .iter()
-                .filter(|j| j.cell == c.index && j.replicate == r)
-            {
-                if !rd.chain_done(&j.job_id) {
-                    continue;
-                }
-                let summary = rd.read_summary(&j.job_id)?;
-                let Some(draws) = summary.into_iter().find(|m| m.name == "zzt_draws") else {
-                    continue;
-                };
-                // A chain whose timing was lost (see `RunDir::read_timing`) has NaN seconds.
-                let t = timings.get(&j.job_id).unwrap_or(&untimed);
-                // Per chain only for its seconds; the errors are pooled below.
-                per_chain.push(errors_at(
-                    &draws,
-                    n,
-                    &zt,
-                    &cps,
-                    &t.iterations,
-                    &t.elapsed_seconds,
-                ));
-                all_draws.push(draws);
-            }
-            if per_chain.is_empty() {
-                continue;
-            }
-            let pooled = pooled_errors_at(&all_draws, n, &zt, &cps);
-            for (ci, &cp) in cps.iter().enumerate() {
-                let k = per_chain.len() as f64;
-                rows_cell.push(c.index as u64);
-                rows_rep.push(r);
-                rows_it.push(cp);
-                rows_in.push(pooled[ci].0);
-                rows_st.push(pooled[ci].1);
-                rows_sec.push(per_chain.iter().map(|p| p[ci].2).sum::<f64>() / k);
-            }
-        }
-    }
-    let long = df!(
-        "cell" => rows_cell, "replicate" => rows_rep, "iterations" => rows_it,
-        "in_degree_error" => rows_in, "structure_error" => rows_st, "seconds" => rows_sec
-    )?;
+    let long = per_dataset(rd, m)?;
     let agg = mean_sd_by(
         &long,
         &["cell", "iterations"],
@@ -146,7 +86,93 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     se::push_mean_sd_se(&mut cols, "structure_mean", "structure_sd", &ssd, &n);
     append_convergence(&mut cols, m, conv, &cells);
 
-    // Finding: Gibbs has a lower structure error than RJMCMC at ≤ 100 iterations.
+    let notes = findings(m, &cells, &its, &sm);
+    let series = Series4 {
+        im: &im,
+        isd: &isd,
+        sm: &sm,
+        ssd: &ssd,
+        tm: &tm,
+        tsd: &tsd,
+    };
+    figure(rd, m, &cells, &its, &series)?;
+    Ok(vec![Table {
+        name: "fig4".into(),
+        title: "Figure 4: recovering causal structure (mean ± sd over datasets)".into(),
+        df: DataFrame::new_infer_height(cols)?,
+        notes,
+    }])
+}
+
+/// One row per (cell, replicate, checkpoint): the pooled in-degree and structure errors and the
+/// chains' mean seconds.
+fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
+    let mut rows_cell = Vec::new();
+    let mut rows_rep = Vec::new();
+    let mut rows_it = Vec::new();
+    let mut rows_in = Vec::new();
+    let mut rows_st = Vec::new();
+    let mut rows_sec = Vec::new();
+    let timings = rd.read_timings()?;
+    let untimed = ChainTiming::default();
+    for c in &m.cells {
+        let cps = checkpoints(c.run.iterations);
+        for r in 0..replicates(m) {
+            let data = rd.read_dataset(&c.dataset_id, r)?;
+            let Some(z) = data.truth("z") else { continue };
+            let n = z.rows;
+            let zt = zzt(&z.values, n, z.cols);
+            let mut all_draws: Vec<Matrix> = Vec::new();
+            let mut per_chain: Vec<Vec<(f64, f64, f64)>> = Vec::new();
+            for j in m
+                .jobs
+                .iter()
+                .filter(|j| j.cell == c.index && j.replicate == r)
+            {
+                if !rd.chain_done(&j.job_id) {
+                    continue;
+                }
+                let summary = rd.read_summary(&j.job_id)?;
+                let Some(draws) = summary.into_iter().find(|m| m.name == "zzt_draws") else {
+                    continue;
+                };
+                // A chain whose timing was lost (see `RunDir::read_timing`) has NaN seconds.
+                let t = timings.get(&j.job_id).unwrap_or(&untimed);
+                // Per chain only for its seconds; the errors are pooled below.
+                per_chain.push(errors_at(
+                    &draws,
+                    n,
+                    &zt,
+                    &cps,
+                    &t.iterations,
+                    &t.elapsed_seconds,
+                ));
+                all_draws.push(draws);
+            }
+            if per_chain.is_empty() {
+                continue;
+            }
+            let pooled = pooled_errors_at(&all_draws, n, &zt, &cps);
+            for (ci, &cp) in cps.iter().enumerate() {
+                let k = per_chain.len() as f64;
+                rows_cell.push(c.index as u64);
+                rows_rep.push(r);
+                rows_it.push(cp);
+                rows_in.push(pooled[ci].0);
+                rows_st.push(pooled[ci].1);
+                rows_sec.push(per_chain.iter().map(|p| p[ci].2).sum::<f64>() / k);
+            }
+        }
+    }
+    Ok(df!(
+        "cell" => rows_cell, "replicate" => rows_rep, "iterations" => rows_it,
+        "in_degree_error" => rows_in, "structure_error" => rows_st, "seconds" => rows_sec
+    )?)
+}
+
+/// The paper's finding (Gibbs below RJMCMC's structure error at ≤ 100 iterations), checked per
+/// structure on the table's means `sm`.
+fn findings(m: &Manifest, cells: &[usize], its: &[u64], sm: &[f64]) -> Vec<String> {
     let mut notes = vec![
         "Paper 000 §5, Figure 4 (plotted only): the Gibbs sampler recovers a structure close to the truth in few iterations; \
          RJMCMC performs poorly for all but the largest numbers of iterations. The four true Z matrices are reconstructions \
@@ -178,7 +204,28 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         ));
     }
 
-    // Figure: rows seconds / in-degree / structure, a column per structure.
+    notes
+}
+
+/// The table's means and sds over datasets: in-degree error, structure error, seconds.
+struct Series4<'a> {
+    im: &'a [f64],
+    isd: &'a [f64],
+    sm: &'a [f64],
+    ssd: &'a [f64],
+    tm: &'a [f64],
+    tsd: &'a [f64],
+}
+
+/// The figure (`figures/fig4_structure_recovery.svg`): rows seconds / in-degree / structure, a
+/// column per structure.
+fn figure(
+    rd: &RunDir,
+    m: &Manifest,
+    cells: &[usize],
+    its: &[u64],
+    s4: &Series4<'_>,
+) -> Result<(), ReportError> {
     let structs: Vec<String> = {
         let mut v: Vec<String> = cells.iter().map(|&c| structure_label(m, c)).collect();
         v.dedup();
@@ -192,9 +239,9 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     };
     let mut panels = Vec::new();
     for (metric, mean, sd) in [
-        ("seconds", &tm, &tsd),
-        ("in-degree error", &im, &isd),
-        ("structure error", &sm, &ssd),
+        ("seconds", s4.tm, s4.tsd),
+        ("in-degree error", s4.im, s4.isd),
+        ("structure error", s4.sm, s4.ssd),
     ] {
         for s in &structs {
             let mut lines: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
@@ -224,12 +271,7 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         &panels,
         structs.len().max(1),
     )?;
-    Ok(vec![Table {
-        name: "fig4".into(),
-        title: "Figure 4: recovering causal structure (mean ± sd over datasets)".into(),
-        df: DataFrame::new_infer_height(cols)?,
-        notes,
-    }])
+    Ok(())
 }
 
 /// Figure 4's `(in-degree error, structure error)` of one dataset at each checkpoint of `cps`

@@ -6,7 +6,7 @@ use crate::report::figures::{self, TraceVar};
 use crate::report::se;
 use crate::report::{Convergence, ReportError, Table, append_convergence, json_text, u64s};
 use crate::rundir::chain_draws;
-use crate::rundir::{Manifest, RunDir, find};
+use crate::rundir::{CellRecord, JobRecord, Manifest, RunDir, find};
 use causeway_papers::Matrix;
 use causeway_papers::metrics::auc;
 
@@ -103,7 +103,7 @@ fn chain_map(
 pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let mut tables = Vec::new();
     for c in &m.cells {
-        let jobs: Vec<_> = m
+        let jobs: Vec<&JobRecord> = m
             .jobs
             .iter()
             .filter(|j| j.cell == c.index && rd.chain_done(&j.job_id))
@@ -111,215 +111,257 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         if jobs.is_empty() {
             continue;
         }
-        // Figure 5.
-        let mut vars = Vec::new();
-        for name in ["epsilon", "lambda", "p", "alpha", "k_plus"] {
-            let mut chains = Vec::new();
-            for j in &jobs {
-                let df = rd.read_trace(&j.job_id)?;
-                let Ok(v) = df.column(name) else { continue };
-                let it = u64s(&df, "iteration")?;
-                let v: Vec<f64> = v.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
-                chains.push(it.iter().map(|&i| i as f64).zip(v).collect::<Vec<_>>());
-            }
-            let pooled: Vec<f64> = chain_draws(rd, m, c.index, 0, name)?
-                .into_iter()
-                .flatten()
-                .collect();
-            vars.push(TraceVar {
-                name: name.into(),
-                chains,
-                pooled,
-            });
-        }
-        figures::trace_panels(
-            &rd.figures_dir()
-                .join(format!("lucas_traces_cell{}.svg", c.index)),
-            &vars,
-        )?;
-
-        // Each chain's own MAP sample, described by label-invariant figures.
-        let data = rd.read_dataset(&c.dataset_id, 0)?;
-        let hidden = data.truth("hidden");
-        let hidden_names: Vec<String> = hidden.map(|h| h.row_names.clone()).unwrap_or_default();
-        let expected: Vec<Vec<String>> = {
-            let reported = m
-                .reported
-                .get("true_children")
-                .and_then(|v| v.as_object())
-                .cloned()
-                .unwrap_or_default();
-            hidden_names
-                .iter()
-                .map(|hn| {
-                    reported
-                        .get(hn)
-                        .and_then(|v| v.as_array())
-                        .map(|a| a.iter().map(json_text).collect())
-                        .unwrap_or_default()
-                })
-                .collect()
-        };
-        let mut maps: Vec<ChainMap> = Vec::new();
-        for j in &jobs {
-            let s = rd.read_summary(&j.job_id)?;
-            let (Some(z), Some(y)) = (find(&s, "map_z"), find(&s, "map_y_mean")) else {
-                continue;
-            };
-            let lj = find(&s, "map_log_joint")
-                .and_then(|x| x.values.first().copied())
-                .unwrap_or(f64::NEG_INFINITY);
-            let names: Vec<String> = if z.row_names.len() == z.rows {
-                z.row_names.clone()
-            } else {
-                data.observed("x")
-                    .map(|x| x.row_names.clone())
-                    .unwrap_or_default()
-            };
-            maps.push(chain_map(z, y, lj, &names, hidden, &expected));
-        }
-        // The best MAP sample over all chains: described (Figure 6), not tested.
-        let Some(best) = maps
-            .iter()
-            .max_by(|a, b| a.log_joint.total_cmp(&b.log_joint))
-        else {
-            continue;
-        };
-        let n_obs = best.names.len();
-        let mut notes = vec![format!(
-            "Each of the {} chains' own MAP sample, described by figures that do not depend on how the sampler labelled its causes; \
-             every value is the mean over the chains with its error (`_se`, `_n`): sd/√n (none where the chains agree exactly), or for `recovered` \
-             the binomial se of a proportion of the chains. `MAP sample` columns describe the best of those samples (log joint {:.2}): one point of one run, \
-             reported, not tested. Paper 000 §6 used the (non-public) stroke data bank; LUCAS0 is the public stand-in.",
-            maps.len(),
-            best.log_joint
-        )];
-        notes.push(format!(
-            "The MAP sample's causes (Figure 6 analogue; children are the observed variables with z_ik = 1): {}.",
-            (0..best.children.len())
-                .map(|k| format!("cause {}: [{}]", k + 1, best.children[k].join(", ")))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-        let per = |f: &dyn Fn(&ChainMap) -> f64| -> (f64, f64, u64) {
-            se::mean_over_chains(&maps.iter().map(f).collect::<Vec<_>>())
-        };
-        let mut figure = vec![
-            "K+".to_string(),
-            "links (Σ z_ik)".into(),
-            "MAP log joint".into(),
-        ];
-        let mut stats = vec![
-            per(&|c| c.children.len() as f64),
-            per(&|c| c.n_causes.iter().sum::<usize>() as f64),
-            per(&|c| c.log_joint),
-        ];
-        let mut map_value = vec![
-            best.children.len() as f64,
-            best.n_causes.iter().sum::<usize>() as f64,
-            best.log_joint,
-        ];
-        for i in 0..n_obs {
-            figure.push(format!("causes of {}", best.names[i]));
-            stats.push(per(&|c| c.n_causes.get(i).copied().unwrap_or(0) as f64));
-            map_value.push(best.n_causes[i] as f64);
-        }
-        let mut structure_cols: Vec<Column> = vec![Series::new("figure".into(), figure).into()];
-        se::push_estimates(&mut structure_cols, "value", &stats);
-        structure_cols.push(Series::new("MAP sample".into(), map_value).into());
-
-        // Hidden columns: each chain's best-matching cause, and whether its children include
-        // the true ones.
-        let mut hidden_cols: Vec<Column> =
-            vec![Series::new("hidden column".into(), hidden_names.clone()).into()];
-        let auc_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
-            .map(|h| per(&|c| c.hidden[h].auc))
-            .collect();
-        se::push_estimates(&mut hidden_cols, "AUC of posterior mean y_kt", &auc_stats);
-        let rec_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
-            .map(|h| {
-                se::frequency_over_chains(
-                    &maps
-                        .iter()
-                        .map(|c| f64::from(u8::from(c.hidden[h].recovered)))
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .collect();
-        se::push_estimates(&mut hidden_cols, "recovered", &rec_stats);
-        hidden_cols.push(
-            Series::new(
-                "true children".into(),
-                expected.iter().map(|e| e.join(", ")).collect::<Vec<_>>(),
-            )
-            .into(),
-        );
-        let bh = &best.hidden;
-        let text = |f: &dyn Fn(&HiddenMatch) -> String| bh.iter().map(f).collect::<Vec<_>>();
-        hidden_cols.extend([
-            Series::new(
-                "MAP sample: best-matching cause".into(),
-                text(&|h| {
-                    h.cause
-                        .map_or_else(|| "none".into(), |k| format!("cause {}", k + 1))
-                }),
-            )
-            .into(),
-            Series::new(
-                "MAP sample: AUC".into(),
-                bh.iter().map(|h| h.auc).collect::<Vec<_>>(),
-            )
-            .into(),
-            Series::new(
-                "MAP sample: its children".into(),
-                text(&|h| {
-                    h.cause
-                        .map(|k| best.children[k].join(", "))
-                        .unwrap_or_default()
-                }),
-            )
-            .into(),
-            Series::new(
-                "MAP sample: recovered".into(),
-                text(&|h| if h.recovered { "yes" } else { "no" }.into()),
-            )
-            .into(),
-        ]);
-        for (h, hn) in hidden_names.iter().enumerate() {
-            notes.push(format!(
-                "Measured: hidden {hn} is matched with AUC {} over the chains, recovered in {:.0}% of them; in the MAP sample by {} (AUC {:.3}).",
-                crate::report::pm(auc_stats[h].0, auc_stats[h].1),
-                100.0 * rec_stats[h].0,
-                bh[h].cause
-                    .map_or_else(|| "none".into(), |k| format!("cause {}", k + 1)),
-                bh[h].auc
-            ));
-        }
-        let cells_v = vec![c.index];
-        let mut conv_cols: Vec<Column> = Vec::new();
-        append_convergence(&mut conv_cols, m, conv, &cells_v);
-        tables.push(Table {
-            name: format!("lucas_map_structure_cell{}", c.index),
-            title: "LUCAS: MAP structure per chain (K+, links, causes of each observed variable; Figure 6 analogue)"
-                .into(),
-            df: DataFrame::new_infer_height(structure_cols)?,
-            notes,
-        });
-        tables.push(Table {
-            name: format!("lucas_hidden_auc_cell{}", c.index),
-            title: "LUCAS: recovery of the hidden columns".into(),
-            df: DataFrame::new_infer_height(hidden_cols)?,
-            notes: vec!["Per chain: the AUC of the posterior mean of y_kt (given the chain's MAP Z and hyperparameters) against the hidden column, for the cause that matches it best; \
-                         recovered: that cause's children include the true children.".into()],
-        });
-        tables.push(Table {
-            name: format!("lucas_convergence_cell{}", c.index),
-            title: "LUCAS: convergence".into(),
-            df: DataFrame::new_infer_height(conv_cols)?,
-            notes: vec![],
-        });
+        trace_figure(rd, m, c.index, &jobs)?;
+        tables.extend(cell_tables(rd, m, conv, c, &jobs)?);
     }
     Ok(tables)
+}
+
+/// Figure 5 of cell `cell`: the traces of ε, λ, p, α and K+ (`figures/lucas_traces_cell<c>.svg`).
+fn trace_figure(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    jobs: &[&JobRecord],
+) -> Result<(), ReportError> {
+    // Figure 5.
+    let mut vars = Vec::new();
+    for name in ["epsilon", "lambda", "p", "alpha", "k_plus"] {
+        let mut chains = Vec::new();
+        for j in jobs {
+            let df = rd.read_trace(&j.job_id)?;
+            let Ok(v) = df.column(name) else { continue };
+            let it = u64s(&df, "iteration")?;
+            let v: Vec<f64> = v.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
+            chains.push(it.iter().map(|&i| i as f64).zip(v).collect::<Vec<_>>());
+        }
+        let pooled: Vec<f64> = chain_draws(rd, m, cell, 0, name)?
+            .into_iter()
+            .flatten()
+            .collect();
+        vars.push(TraceVar {
+            name: name.into(),
+            chains,
+            pooled,
+        });
+    }
+    figures::trace_panels(
+        &rd.figures_dir()
+            .join(format!("lucas_traces_cell{cell}.svg")),
+        &vars,
+    )?;
+
+    Ok(())
+}
+
+/// Cell `c`'s tables: the MAP structure per chain, the recovery of the hidden columns, and the
+/// convergence (none when no chain stored a MAP sample).
+fn cell_tables(
+    rd: &RunDir,
+    m: &Manifest,
+    conv: &Convergence,
+    c: &CellRecord,
+    jobs: &[&JobRecord],
+) -> Result<Vec<Table>, ReportError> {
+    // Each chain's own MAP sample, described by label-invariant figures.
+    let data = rd.read_dataset(&c.dataset_id, 0)?;
+    let hidden = data.truth("hidden");
+    let hidden_names: Vec<String> = hidden.map(|h| h.row_names.clone()).unwrap_or_default();
+    let expected: Vec<Vec<String>> = {
+        let reported = m
+            .reported
+            .get("true_children")
+            .and_then(|v| v.as_object())
+            .cloned()
+            .unwrap_or_default();
+        hidden_names
+            .iter()
+            .map(|hn| {
+                reported
+                    .get(hn)
+                    .and_then(|v| v.as_array())
+                    .map(|a| a.iter().map(json_text).collect())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    let mut maps: Vec<ChainMap> = Vec::new();
+    for j in jobs {
+        let s = rd.read_summary(&j.job_id)?;
+        let (Some(z), Some(y)) = (find(&s, "map_z"), find(&s, "map_y_mean")) else {
+            continue;
+        };
+        let lj = find(&s, "map_log_joint")
+            .and_then(|x| x.values.first().copied())
+            .unwrap_or(f64::NEG_INFINITY);
+        let names: Vec<String> = if z.row_names.len() == z.rows {
+            z.row_names.clone()
+        } else {
+            data.observed("x")
+                .map(|x| x.row_names.clone())
+                .unwrap_or_default()
+        };
+        maps.push(chain_map(z, y, lj, &names, hidden, &expected));
+    }
+    // The best MAP sample over all chains: described (Figure 6), not tested.
+    let Some(best) = maps
+        .iter()
+        .max_by(|a, b| a.log_joint.total_cmp(&b.log_joint))
+    else {
+        return Ok(Vec::new());
+    };
+    let n_obs = best.names.len();
+    let mut notes = vec![format!(
+        "Each of the {} chains' own MAP sample, described by figures that do not depend on how the sampler labelled its causes; \
+         every value is the mean over the chains with its error (`_se`, `_n`): sd/√n (none where the chains agree exactly), or for `recovered` \
+         the binomial se of a proportion of the chains. `MAP sample` columns describe the best of those samples (log joint {:.2}): one point of one run, \
+         reported, not tested. Paper 000 §6 used the (non-public) stroke data bank; LUCAS0 is the public stand-in.",
+        maps.len(),
+        best.log_joint
+    )];
+    notes.push(format!(
+        "The MAP sample's causes (Figure 6 analogue; children are the observed variables with z_ik = 1): {}.",
+        (0..best.children.len())
+            .map(|k| format!("cause {}: [{}]", k + 1, best.children[k].join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    ));
+    let per = |f: &dyn Fn(&ChainMap) -> f64| -> (f64, f64, u64) {
+        se::mean_over_chains(&maps.iter().map(f).collect::<Vec<_>>())
+    };
+    let mut figure = vec![
+        "K+".to_string(),
+        "links (Σ z_ik)".into(),
+        "MAP log joint".into(),
+    ];
+    let mut stats = vec![
+        per(&|c| c.children.len() as f64),
+        per(&|c| c.n_causes.iter().sum::<usize>() as f64),
+        per(&|c| c.log_joint),
+    ];
+    let mut map_value = vec![
+        best.children.len() as f64,
+        best.n_causes.iter().sum::<usize>() as f64,
+        best.log_joint,
+    ];
+    for i in 0..n_obs {
+        figure.push(format!("causes of {}", best.names[i]));
+        stats.push(per(&|c| c.n_causes.get(i).copied().unwrap_or(0) as f64));
+        map_value.push(best.n_causes[i] as f64);
+    }
+    let mut structure_cols: Vec<Column> = vec![Series::new("figure".into(), figure).into()];
+    se::push_estimates(&mut structure_cols, "value", &stats);
+    structure_cols.push(Series::new("MAP sample".into(), map_value).into());
+
+    let hidden_cols = hidden_columns(&maps, best, &hidden_names, &expected, &mut notes)?;
+    let cells_v = vec![c.index];
+    let mut conv_cols: Vec<Column> = Vec::new();
+    append_convergence(&mut conv_cols, m, conv, &cells_v);
+    Ok(vec![
+        Table {
+        name: format!("lucas_map_structure_cell{}", c.index),
+        title: "LUCAS: MAP structure per chain (K+, links, causes of each observed variable; Figure 6 analogue)"
+            .into(),
+        df: DataFrame::new_infer_height(structure_cols)?,
+        notes,
+    },
+    Table {
+        name: format!("lucas_hidden_auc_cell{}", c.index),
+        title: "LUCAS: recovery of the hidden columns".into(),
+        df: DataFrame::new_infer_height(hidden_cols)?,
+        notes: vec!["Per chain: the AUC of the posterior mean of y_kt (given the chain's MAP Z and hyperparameters) against the hidden column, for the cause that matches it best; \
+                     recovered: that cause's children include the true children.".into()],
+    },
+    Table {
+        name: format!("lucas_convergence_cell{}", c.index),
+        title: "LUCAS: convergence".into(),
+        df: DataFrame::new_infer_height(conv_cols)?,
+        notes: vec![],
+    },
+    ])
+}
+
+/// The hidden columns' table: each chain's best-matching cause (AUC of the posterior mean of
+/// y_kt, and whether its children include the true ones) over the chains, and the MAP sample's;
+/// a note per hidden column goes to `notes`.
+fn hidden_columns(
+    maps: &[ChainMap],
+    best: &ChainMap,
+    hidden_names: &[String],
+    expected: &[Vec<String>],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Column>, ReportError> {
+    let per = |f: &dyn Fn(&ChainMap) -> f64| -> (f64, f64, u64) {
+        se::mean_over_chains(&maps.iter().map(f).collect::<Vec<_>>())
+    };
+    // Hidden columns: each chain's best-matching cause, and whether its children include
+    // the true ones.
+    let mut hidden_cols: Vec<Column> =
+        vec![Series::new("hidden column".into(), hidden_names.to_vec()).into()];
+    let auc_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
+        .map(|h| per(&|c| c.hidden[h].auc))
+        .collect();
+    se::push_estimates(&mut hidden_cols, "AUC of posterior mean y_kt", &auc_stats);
+    let rec_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
+        .map(|h| {
+            se::frequency_over_chains(
+                &maps
+                    .iter()
+                    .map(|c| f64::from(u8::from(c.hidden[h].recovered)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    se::push_estimates(&mut hidden_cols, "recovered", &rec_stats);
+    hidden_cols.push(
+        Series::new(
+            "true children".into(),
+            expected.iter().map(|e| e.join(", ")).collect::<Vec<_>>(),
+        )
+        .into(),
+    );
+    let bh = &best.hidden;
+    let text = |f: &dyn Fn(&HiddenMatch) -> String| bh.iter().map(f).collect::<Vec<_>>();
+    hidden_cols.extend([
+        Series::new(
+            "MAP sample: best-matching cause".into(),
+            text(&|h| {
+                h.cause
+                    .map_or_else(|| "none".into(), |k| format!("cause {}", k + 1))
+            }),
+        )
+        .into(),
+        Series::new(
+            "MAP sample: AUC".into(),
+            bh.iter().map(|h| h.auc).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "MAP sample: its children".into(),
+            text(&|h| {
+                h.cause
+                    .map(|k| best.children[k].join(", "))
+                    .unwrap_or_default()
+            }),
+        )
+        .into(),
+        Series::new(
+            "MAP sample: recovered".into(),
+            text(&|h| if h.recovered { "yes" } else { "no" }.into()),
+        )
+        .into(),
+    ]);
+    for (h, hn) in hidden_names.iter().enumerate() {
+        notes.push(format!(
+            "Measured: hidden {hn} is matched with AUC {} over the chains, recovered in {:.0}% of them; in the MAP sample by {} (AUC {:.3}).",
+            crate::report::pm(auc_stats[h].0, auc_stats[h].1),
+            100.0 * rec_stats[h].0,
+            bh[h].cause
+                .map_or_else(|| "none".into(), |k| format!("cause {}", k + 1)),
+            bh[h].auc
+        ));
+    }
+    Ok(hidden_cols)
 }
 
 #[cfg(test)]

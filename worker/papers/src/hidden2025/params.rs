@@ -243,6 +243,14 @@ impl Params {
     /// Range checks that need no data: b, c, d, ρ, ε, t₀ > 0; adaptation target in (0, 1) and
     /// decay in (0.5, 1]; `parents`/`candidates` as the method requires.
     pub fn check(&self, section: &str) -> Result<(), ParamError> {
+        self.check_ranges(section)?;
+        self.check_keys(section)?;
+        self.check_prior(section)
+    }
+
+    /// The numbers: b, c, d, ρ, ε, t₀ > 0, the adaptation's target and decay, the grid's points
+    /// and the Laplace cutoff.
+    fn check_ranges(&self, section: &str) -> Result<(), ParamError> {
         let path = |k: &str| format!("{section}.{k}");
         check_positive(&path("b"), self.b)?;
         check_positive(&path("c"), self.c)?;
@@ -278,6 +286,13 @@ impl Params {
             ));
         }
         check_positive(&path("laplace_cutoff"), self.laplace_cutoff)?;
+        Ok(())
+    }
+
+    /// The keys each method needs or refuses (`node`/`nodes`, `parents`/`candidates`/
+    /// `parent_sets`/`dags`, `step_sizes`, `beta`), and ε > 0 in `node_step_sizes`.
+    fn check_keys(&self, section: &str) -> Result<(), ParamError> {
+        let path = |k: &str| format!("{section}.{k}");
         let need = |ok: bool, key: &str, msg: &str| {
             if ok {
                 Ok(())
@@ -389,6 +404,12 @@ impl Params {
             "beta",
             "`beta` belongs to method mmle",
         )?;
+        Ok(())
+    }
+
+    /// `prior`: one probability ≥ 0 per candidate parent set or DAG, summing to 1.
+    fn check_prior(&self, section: &str) -> Result<(), ParamError> {
+        let path = |k: &str| format!("{section}.{k}");
         let m = match self.method {
             Method::Dags => self.dags.as_ref().map(Vec::len),
             _ => self.parent_sets.as_ref().map(Vec::len),

@@ -242,133 +242,11 @@ impl BifNetwork {
             let line = p.line();
             p.pos += 1;
             match kw.as_str() {
-                "network" => {
-                    p.word("a network name", " in `network`")?;
-                    p.expect_token("{", " in `network`")?;
-                    while p.peek() != Some("}") {
-                        let t = p.next("`}`")?;
-                        if t.text != "property" {
-                            return Err(err(
-                                file,
-                                t.line,
-                                format!(
-                                    "syntax error in `network`: expected `property` or `}}`, found `{}`",
-                                    t.text
-                                ),
-                            ));
-                        }
-                        p.skip_property()?;
-                    }
-                    p.expect_token("}", " in `network`")?;
-                }
+                "network" => parse_network(&mut p)?,
                 "variable" => {
-                    let name = p.word("a variable name", " in `variable`")?;
-                    let ctx = format!(" in variable {}", name.text);
-                    if index.contains_key(&name.text) {
-                        return Err(err(
-                            file,
-                            name.line,
-                            format!("variable {} is declared twice", name.text),
-                        ));
-                    }
-                    p.expect_token("{", &ctx)?;
-                    let mut states = None;
-                    while p.peek() != Some("}") {
-                        let t = p.next("`type` or `}`")?;
-                        match t.text.as_str() {
-                            "property" => p.skip_property()?,
-                            "type" => {
-                                let d = p.word("`discrete`", &ctx)?;
-                                if d.text != "discrete" {
-                                    return Err(err(
-                                        file,
-                                        d.line,
-                                        format!(
-                                            "variable {}: type {} is not supported (only discrete)",
-                                            name.text, d.text
-                                        ),
-                                    ));
-                                }
-                                p.expect_token("[", &ctx)?;
-                                let k = p.word("the number of states", &ctx)?;
-                                let kv: usize = k.text.parse().map_err(|_| {
-                                    err(
-                                        file,
-                                        k.line,
-                                        format!(
-                                            "syntax error{ctx}: {:?} is not a number of states",
-                                            k.text
-                                        ),
-                                    )
-                                })?;
-                                p.expect_token("]", &ctx)?;
-                                p.expect_token("{", &ctx)?;
-                                let list = p.list("}", "a state name", &ctx)?;
-                                p.expect_token(";", &ctx)?;
-                                if list.len() != kv {
-                                    return Err(err(
-                                        file,
-                                        k.line,
-                                        format!(
-                                            "variable {} declares [ {kv} ] states but lists {}",
-                                            name.text,
-                                            list.len()
-                                        ),
-                                    ));
-                                }
-                                if !(2..=super::MAX_LEVELS).contains(&kv) {
-                                    return Err(err(
-                                        file,
-                                        k.line,
-                                        format!(
-                                            "variable {} has {kv} states: at least 2 are needed",
-                                            name.text
-                                        ),
-                                    ));
-                                }
-                                let mut s: Vec<String> = Vec::new();
-                                for st in list {
-                                    if s.contains(&st.text) {
-                                        return Err(err(
-                                            file,
-                                            st.line,
-                                            format!(
-                                                "variable {}: state {} is repeated",
-                                                name.text, st.text
-                                            ),
-                                        ));
-                                    }
-                                    s.push(st.text);
-                                }
-                                states = Some(s);
-                            }
-                            other => {
-                                return Err(err(
-                                    file,
-                                    t.line,
-                                    format!(
-                                        "syntax error{ctx}: expected `type`, `property` or `}}`, found `{other}`"
-                                    ),
-                                ));
-                            }
-                        }
-                    }
-                    p.expect_token("}", &ctx)?;
-                    let states = states.ok_or_else(|| {
-                        err(
-                            file,
-                            name.line,
-                            format!("variable {} has no `type discrete` line", name.text),
-                        )
-                    })?;
-                    index.insert(name.text.clone(), variables.len());
-                    variables.push(BifVariable {
-                        name: name.text,
-                        states,
-                        parents: Vec::new(),
-                        cpt: Vec::new(),
-                        line,
-                    });
+                    let v = parse_variable(&mut p, &index, line)?;
+                    index.insert(v.name.clone(), variables.len());
+                    variables.push(v);
                 }
                 "probability" => raw.push(parse_probability(&mut p)?),
                 other => {
@@ -501,6 +379,144 @@ impl BifNetwork {
             columns,
         }
     }
+}
+
+/// A `network NAME { property ...; }` block (its name and properties are not used).
+fn parse_network(p: &mut Parser<'_>) -> Result<(), ParamError> {
+    let file = p.file;
+    p.word("a network name", " in `network`")?;
+    p.expect_token("{", " in `network`")?;
+    while p.peek() != Some("}") {
+        let t = p.next("`}`")?;
+        if t.text != "property" {
+            return Err(err(
+                file,
+                t.line,
+                format!(
+                    "syntax error in `network`: expected `property` or `}}`, found `{}`",
+                    t.text
+                ),
+            ));
+        }
+        p.skip_property()?;
+    }
+    p.expect_token("}", " in `network`")?;
+    Ok(())
+}
+
+/// A `variable NAME { type discrete [ k ] { s1, ..., sk }; property ...; }` block, started on
+/// line `line`. Errors: a name declared twice (in `index`), no `type discrete` line.
+fn parse_variable(
+    p: &mut Parser<'_>,
+    index: &HashMap<String, usize>,
+    line: usize,
+) -> Result<BifVariable, ParamError> {
+    let file = p.file;
+    let name = p.word("a variable name", " in `variable`")?;
+    let ctx = format!(" in variable {}", name.text);
+    if index.contains_key(&name.text) {
+        return Err(err(
+            file,
+            name.line,
+            format!("variable {} is declared twice", name.text),
+        ));
+    }
+    p.expect_token("{", &ctx)?;
+    let mut states = None;
+    while p.peek() != Some("}") {
+        let t = p.next("`type` or `}`")?;
+        match t.text.as_str() {
+            "property" => p.skip_property()?,
+            "type" => states = Some(parse_states(p, &name, &ctx)?),
+            other => {
+                return Err(err(
+                    file,
+                    t.line,
+                    format!(
+                        "syntax error{ctx}: expected `type`, `property` or `}}`, found `{other}`"
+                    ),
+                ));
+            }
+        }
+    }
+    p.expect_token("}", &ctx)?;
+    let states = states.ok_or_else(|| {
+        err(
+            file,
+            name.line,
+            format!("variable {} has no `type discrete` line", name.text),
+        )
+    })?;
+    Ok(BifVariable {
+        name: name.text,
+        states,
+        parents: Vec::new(),
+        cpt: Vec::new(),
+        line,
+    })
+}
+
+/// The states of `type discrete [ k ] { s1, ..., sk };` (after `type`). Errors: another type,
+/// a count that is not a number, disagrees with the list or is below 2, a repeated state.
+fn parse_states(p: &mut Parser<'_>, name: &Tok, ctx: &str) -> Result<Vec<String>, ParamError> {
+    let file = p.file;
+    let d = p.word("`discrete`", ctx)?;
+    if d.text != "discrete" {
+        return Err(err(
+            file,
+            d.line,
+            format!(
+                "variable {}: type {} is not supported (only discrete)",
+                name.text, d.text
+            ),
+        ));
+    }
+    p.expect_token("[", ctx)?;
+    let k = p.word("the number of states", ctx)?;
+    let kv: usize = k.text.parse().map_err(|_| {
+        err(
+            file,
+            k.line,
+            format!("syntax error{ctx}: {:?} is not a number of states", k.text),
+        )
+    })?;
+    p.expect_token("]", ctx)?;
+    p.expect_token("{", ctx)?;
+    let list = p.list("}", "a state name", ctx)?;
+    p.expect_token(";", ctx)?;
+    if list.len() != kv {
+        return Err(err(
+            file,
+            k.line,
+            format!(
+                "variable {} declares [ {kv} ] states but lists {}",
+                name.text,
+                list.len()
+            ),
+        ));
+    }
+    if !(2..=super::MAX_LEVELS).contains(&kv) {
+        return Err(err(
+            file,
+            k.line,
+            format!(
+                "variable {} has {kv} states: at least 2 are needed",
+                name.text
+            ),
+        ));
+    }
+    let mut s: Vec<String> = Vec::new();
+    for st in list {
+        if s.contains(&st.text) {
+            return Err(err(
+                file,
+                st.line,
+                format!("variable {}: state {} is repeated", name.text, st.text),
+            ));
+        }
+        s.push(st.text);
+    }
+    Ok(s)
 }
 
 fn parse_probability(p: &mut Parser) -> Result<RawCpt, ParamError> {

@@ -29,6 +29,42 @@ pub struct GraphSpec {
     pub candidates: Vec<Vec<usize>>,
 }
 
+/// Column `name` of `data` (errors at YAML path `p`, listing the columns).
+fn column(data: &DiscreteData, p: &str, name: &str) -> Result<usize, ParamError> {
+    data.index(name).ok_or_else(|| {
+        ParamError::new(
+            p,
+            format!(
+                "`{name}` is not a column (columns: {})",
+                data.names.join(", ")
+            ),
+        )
+    })
+}
+
+/// The position in `nodes` of column `name` (errors at `p`: not a column, not a node).
+fn position(
+    data: &DiscreteData,
+    nodes: &[usize],
+    p: &str,
+    name: &str,
+) -> Result<usize, ParamError> {
+    let j = column(data, p, name)?;
+    nodes
+        .iter()
+        .position(|&v| v == j)
+        .ok_or_else(|| ParamError::new(p, format!("`{name}` is not one of the graph's nodes")))
+}
+
+/// Per node: k_j, the Gamma shape, ε (sampled nodes only) and t₀; and the warnings.
+struct NodeSettings {
+    k: Vec<usize>,
+    shape: Vec<f64>,
+    step_sizes: Vec<Vec<f64>>,
+    t0: Vec<Vec<f64>>,
+    warnings: Vec<String>,
+}
+
 impl Params {
     /// [`Params::resolve`] for `dags` and `dag`: the nodes, each node's k_j, shape, ε (sampled
     /// nodes only) and t₀, the candidate DAGs (each acyclic) or the candidate parents Ca(j).
@@ -37,22 +73,79 @@ impl Params {
         section: &str,
         data: &DiscreteData,
     ) -> Result<Resolved, ParamError> {
-        let path = |k: &str| format!("{section}.{k}");
-        let column = |p: &str, name: &str| -> Result<usize, ParamError> {
-            data.index(name).ok_or_else(|| {
-                ParamError::new(
-                    p,
-                    format!(
-                        "`{name}` is not a column (columns: {})",
-                        data.names.join(", ")
-                    ),
-                )
-            })
+        let nodes = self.graph_nodes(section, data)?;
+        let dags = self.candidate_dags(section, data, &nodes)?;
+        let candidates = if self.method == Method::Dag {
+            self.candidate_parents(section, data, &nodes)?
+        } else {
+            Vec::new()
         };
+        let varying: Vec<usize> = if self.method == Method::Dags {
+            (0..nodes.len())
+                .filter(|&j| {
+                    dags.iter().any(|d: &Vec<Vec<usize>>| {
+                        let mut a = d[j].clone();
+                        let mut b = dags[0][j].clone();
+                        a.sort_unstable();
+                        b.sort_unstable();
+                        a != b
+                    })
+                })
+                .collect()
+        } else {
+            (0..nodes.len()).collect()
+        };
+        let NodeSettings {
+            k: ks,
+            shape: shapes,
+            step_sizes: steps,
+            t0: t0s,
+            warnings,
+        } = self.node_settings(section, data, &nodes, &varying)?;
+        let prior = match &self.prior {
+            Some(p) => p.clone(),
+            None if dags.is_empty() => Vec::new(),
+            None => vec![1.0 / dags.len() as f64; dags.len()],
+        };
+        Ok(Resolved {
+            method: self.method,
+            node: nodes[0],
+            k: ks[0],
+            parents: None,
+            candidates: Vec::new(),
+            shape: shapes[0],
+            rate: self.b,
+            c: self.c,
+            d: self.d,
+            step_sizes: steps[0].clone(),
+            t0: t0s[0].clone(),
+            init: self.init,
+            adapt: self.adapt,
+            grid_points: self.grid_points,
+            laplace_cutoff: self.laplace_cutoff,
+            warnings,
+            parent_sets: Vec::new(),
+            prior,
+            graph: Some(GraphSpec {
+                nodes,
+                k: ks,
+                shape: shapes,
+                step_sizes: steps,
+                t0: t0s,
+                dags,
+                varying,
+                candidates,
+            }),
+        })
+    }
+
+    /// The graph's nodes: `nodes` as listed (no repeats), else every column the DAGs name,
+    /// ascending. Errors: an unknown column, a repeat, none or more than [`MAX_DAG_NODES`].
+    fn graph_nodes(&self, section: &str, data: &DiscreteData) -> Result<Vec<usize>, ParamError> {
         let mut nodes: Vec<usize> = Vec::new();
         if let Some(list) = &self.nodes {
             for (i, name) in list.iter().enumerate() {
-                let j = column(&format!("{section}.nodes[{i}]"), name)?;
+                let j = column(data, &format!("{section}.nodes[{i}]"), name)?;
                 if nodes.contains(&j) {
                     return Err(ParamError::new(
                         format!("{section}.nodes[{i}]"),
@@ -65,9 +158,13 @@ impl Params {
             let mut all = Vec::new();
             for (m, dag) in self.dags.iter().flatten().enumerate() {
                 for (child, parents) in dag {
-                    all.push(column(&format!("{section}.dags[{m}].{child}"), child)?);
+                    all.push(column(
+                        data,
+                        &format!("{section}.dags[{m}].{child}"),
+                        child,
+                    )?);
                     for p in parents {
-                        all.push(column(&format!("{section}.dags[{m}].{child}"), p)?);
+                        all.push(column(data, &format!("{section}.dags[{m}].{child}"), p)?);
                     }
                 }
             }
@@ -77,25 +174,30 @@ impl Params {
         }
         if nodes.is_empty() || nodes.len() > MAX_DAG_NODES {
             return Err(ParamError::new(
-                path("nodes"),
+                format!("{section}.nodes"),
                 format!("{} nodes: allowed 1..={MAX_DAG_NODES}", nodes.len()),
             ));
         }
-        let pos = |p: &str, name: &str| -> Result<usize, ParamError> {
-            let j = column(p, name)?;
-            nodes.iter().position(|&v| v == j).ok_or_else(|| {
-                ParamError::new(p, format!("`{name}` is not one of the graph's nodes"))
-            })
-        };
+        Ok(nodes)
+    }
+
+    /// `dags`: per candidate DAG, per node, its parents (columns, YAML order). Errors: a node
+    /// its own parent, a repeated parent, a directed cycle.
+    fn candidate_dags(
+        &self,
+        section: &str,
+        data: &DiscreteData,
+        nodes: &[usize],
+    ) -> Result<Vec<Vec<Vec<usize>>>, ParamError> {
         let mut dags = Vec::new();
         for (m, dag) in self.dags.iter().flatten().enumerate() {
             let mut pa: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
             let mut masks = vec![0u64; nodes.len()];
             for (child, parents) in dag {
                 let p = format!("{section}.dags[{m}].{child}");
-                let c = pos(&p, child)?;
+                let c = position(data, nodes, &p, child)?;
                 for name in parents {
-                    let q = pos(&p, name)?;
+                    let q = position(data, nodes, &p, name)?;
                     if q == c {
                         return Err(ParamError::new(&p, format!("`{name}` is its own parent")));
                     }
@@ -118,62 +220,71 @@ impl Params {
             }
             dags.push(pa);
         }
-        let mut candidates = Vec::new();
-        if self.method == Method::Dag {
-            let order: Vec<usize> = match &self.order {
-                Some(list) => {
-                    let mut o = Vec::new();
-                    for (i, name) in list.iter().enumerate() {
-                        let q = pos(&format!("{section}.order[{i}]"), name)?;
-                        if o.contains(&q) {
-                            return Err(ParamError::new(
-                                format!("{section}.order[{i}]"),
-                                format!("`{name}` is repeated"),
-                            ));
-                        }
-                        o.push(q);
-                    }
-                    if o.len() != nodes.len() {
+        Ok(dags)
+    }
+
+    /// `dag`: Ca(j) of each node as positions in `nodes`: the earlier nodes of `order`, or
+    /// without `order` every other node. Errors: an `order` that repeats or misses a node.
+    fn candidate_parents(
+        &self,
+        section: &str,
+        data: &DiscreteData,
+        nodes: &[usize],
+    ) -> Result<Vec<Vec<usize>>, ParamError> {
+        let order: Vec<usize> = match &self.order {
+            Some(list) => {
+                let mut o = Vec::new();
+                for (i, name) in list.iter().enumerate() {
+                    let q = position(data, nodes, &format!("{section}.order[{i}]"), name)?;
+                    if o.contains(&q) {
                         return Err(ParamError::new(
-                            path("order"),
-                            format!(
-                                "{} names for {} nodes: `order` must list every node",
-                                o.len(),
-                                nodes.len()
-                            ),
+                            format!("{section}.order[{i}]"),
+                            format!("`{name}` is repeated"),
                         ));
                     }
-                    o
+                    o.push(q);
                 }
-                None => Vec::new(),
-            };
-            candidates = (0..nodes.len())
-                .map(|j| match order.iter().position(|&q| q == j) {
-                    Some(r) => order[..r].to_vec(),
-                    None => (0..nodes.len()).filter(|&i| i != j).collect(),
-                })
-                .collect();
-        }
-        let varying: Vec<usize> = if self.method == Method::Dags {
-            (0..nodes.len())
-                .filter(|&j| {
-                    dags.iter().any(|d: &Vec<Vec<usize>>| {
-                        let mut a = d[j].clone();
-                        let mut b = dags[0][j].clone();
-                        a.sort_unstable();
-                        b.sort_unstable();
-                        a != b
-                    })
-                })
-                .collect()
-        } else {
-            (0..nodes.len()).collect()
+                if o.len() != nodes.len() {
+                    return Err(ParamError::new(
+                        format!("{section}.order"),
+                        format!(
+                            "{} names for {} nodes: `order` must list every node",
+                            o.len(),
+                            nodes.len()
+                        ),
+                    ));
+                }
+                o
+            }
+            None => Vec::new(),
         };
-        let mut ks = Vec::new();
-        let mut shapes = Vec::new();
-        let mut steps = Vec::new();
-        let mut t0s = Vec::new();
-        let mut warnings = Vec::new();
+        Ok((0..nodes.len())
+            .map(|j| match order.iter().position(|&q| q == j) {
+                Some(r) => order[..r].to_vec(),
+                None => (0..nodes.len()).filter(|&i| i != j).collect(),
+            })
+            .collect())
+    }
+
+    /// Each node's k_j (≥ 2), shape ρ_j/k_j, ε (the `varying` nodes only: `node_step_sizes.<name>`
+    /// or `step_sizes`, k_j values) and t₀ (k_j values, default 1); a warning where ρ_j < k_j.
+    /// Errors: a node with one category, missing or mis-sized step sizes or t₀, a
+    /// `node_step_sizes` key that is not a node.
+    fn node_settings(
+        &self,
+        section: &str,
+        data: &DiscreteData,
+        nodes: &[usize],
+        varying: &[usize],
+    ) -> Result<NodeSettings, ParamError> {
+        let path = |k: &str| format!("{section}.{k}");
+        let mut out = NodeSettings {
+            k: Vec::new(),
+            shape: Vec::new(),
+            step_sizes: Vec::new(),
+            t0: Vec::new(),
+            warnings: Vec::new(),
+        };
         for (i, &j) in nodes.iter().enumerate() {
             let name = &data.names[j];
             let k = data.k(j);
@@ -185,7 +296,7 @@ impl Params {
             }
             let rho = self.rho.value(k);
             if rho < k as f64 && varying.contains(&i) {
-                warnings.push(format!(
+                out.warnings.push(format!(
                     "{section}.rho: ρ_j = {rho} < k_j = {k} for node {name}: Theorem 2 (h_{{j,x}} log-concave) no longer holds"
                 ));
             }
@@ -224,49 +335,20 @@ impl Params {
                 Some(v) => v.clone(),
                 None => vec![1.0; k],
             };
-            ks.push(k);
-            shapes.push(rho / k as f64);
-            steps.push(eps);
-            t0s.push(t0);
+            out.k.push(k);
+            out.shape.push(rho / k as f64);
+            out.step_sizes.push(eps);
+            out.t0.push(t0);
         }
         for name in self.node_step_sizes.iter().flat_map(|m| m.keys()) {
-            pos(&format!("{section}.node_step_sizes.{name}"), name)?;
-        }
-        let prior = match &self.prior {
-            Some(p) => p.clone(),
-            None if dags.is_empty() => Vec::new(),
-            None => vec![1.0 / dags.len() as f64; dags.len()],
-        };
-        Ok(Resolved {
-            method: self.method,
-            node: nodes[0],
-            k: ks[0],
-            parents: None,
-            candidates: Vec::new(),
-            shape: shapes[0],
-            rate: self.b,
-            c: self.c,
-            d: self.d,
-            step_sizes: steps[0].clone(),
-            t0: t0s[0].clone(),
-            init: self.init,
-            adapt: self.adapt,
-            grid_points: self.grid_points,
-            laplace_cutoff: self.laplace_cutoff,
-            warnings,
-            parent_sets: Vec::new(),
-            prior,
-            graph: Some(GraphSpec {
+            position(
+                data,
                 nodes,
-                k: ks,
-                shape: shapes,
-                step_sizes: steps,
-                t0: t0s,
-                dags,
-                varying,
-                candidates,
-            }),
-        })
+                &format!("{section}.node_step_sizes.{name}"),
+                name,
+            )?;
+        }
+        Ok(out)
     }
 }
 

@@ -103,8 +103,7 @@ pub(super) fn fill_cpt(
                 format!("variable {name}: too many parent configurations"),
             )
         })?;
-    let mut cpt = vec![f64::NAN; n_configs * k];
-    if parents.is_empty() {
+    let cpt = if parents.is_empty() {
         if let Some((line, _, _)) = r.rows.first() {
             return Err(err(
                 file,
@@ -121,86 +120,113 @@ pub(super) fn fill_cpt(
                 format!("variable {name}: missing `table` row"),
             )
         })?;
-        cpt = probabilities(file, *line, &format!("variable {name}"), k, vals)?;
+        probabilities(file, *line, &format!("variable {name}"), k, vals)?
     } else {
-        if let Some((line, _)) = &r.table {
-            return Err(err(
-                file,
-                *line,
-                format!(
-                    "variable {name}: `table` for a node with parents is not supported: give one `(states) p, …;` row per parent configuration"
-                ),
-            ));
-        }
-        let mut seen = vec![false; n_configs];
-        for (line, key, vals) in &r.rows {
-            let label = key
-                .iter()
-                .map(|t| t.text.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            if key.len() != parents.len() {
-                return Err(err(
-                    file,
-                    *line,
-                    format!(
-                        "variable {name}, parent configuration ({label}): {} states for {} parents",
-                        key.len(),
-                        parents.len()
-                    ),
-                ));
-            }
-            let mut code = 0;
-            let mut radix = 1;
-            for (l, t) in key.iter().enumerate() {
-                let q = parents[l];
-                let s = variables[q].states.iter().position(|s| *s == t.text).ok_or_else(|| {
-                    err(file, t.line, format!("variable {name}, parent configuration ({label}): {} is not a state of {} ({})", t.text, variables[q].name, variables[q].states.join(", ")))
-                })?;
-                code += radix * s;
-                radix *= radices[l];
-            }
-            if seen[code] {
-                return Err(err(
-                    file,
-                    *line,
-                    format!("variable {name}, parent configuration ({label}): repeated CPT row"),
-                ));
-            }
-            seen[code] = true;
-            let row = probabilities(
-                file,
-                *line,
-                &format!("variable {name}, parent configuration ({label})"),
-                k,
-                vals,
-            )?;
-            cpt[code * k..(code + 1) * k].copy_from_slice(&row);
-        }
-        if let Some(code) = seen.iter().position(|&s| !s) {
-            let mut rest = code;
-            let label: Vec<&str> = parents
-                .iter()
-                .map(|&q| {
-                    let kq = variables[q].states.len();
-                    let s = variables[q].states[rest % kq].as_str();
-                    rest /= kq;
-                    s
-                })
-                .collect();
-            return Err(err(
-                file,
-                r.child.line,
-                format!(
-                    "variable {name}, parent configuration ({}): missing CPT row",
-                    label.join(", ")
-                ),
-            ));
-        }
-    }
+        conditional_rows(
+            file,
+            variables,
+            name,
+            &parents,
+            &radices,
+            &r,
+            (n_configs, k),
+        )?
+    };
     variables[j].parents = parents;
     variables[j].cpt = cpt;
     Ok(())
+}
+
+/// The CPT of a variable with parents from its `(states) p, …;` rows, one per parent
+/// configuration (code = mixed radix over `parents`, first parent fastest): `n_configs` rows of
+/// `k` probabilities.
+/// Errors: a `table` row, a row of the wrong length, an unknown state, a repeated or missing
+/// configuration, probabilities that are not a distribution.
+fn conditional_rows(
+    file: &str,
+    variables: &[BifVariable],
+    name: &str,
+    parents: &[usize],
+    radices: &[usize],
+    r: &RawCpt,
+    (n_configs, k): (usize, usize),
+) -> Result<Vec<f64>, ParamError> {
+    let mut cpt = vec![f64::NAN; n_configs * k];
+    if let Some((line, _)) = &r.table {
+        return Err(err(
+            file,
+            *line,
+            format!(
+                "variable {name}: `table` for a node with parents is not supported: give one `(states) p, …;` row per parent configuration"
+            ),
+        ));
+    }
+    let mut seen = vec![false; n_configs];
+    for (line, key, vals) in &r.rows {
+        let label = key
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if key.len() != parents.len() {
+            return Err(err(
+                file,
+                *line,
+                format!(
+                    "variable {name}, parent configuration ({label}): {} states for {} parents",
+                    key.len(),
+                    parents.len()
+                ),
+            ));
+        }
+        let mut code = 0;
+        let mut radix = 1;
+        for (l, t) in key.iter().enumerate() {
+            let q = parents[l];
+            let s = variables[q].states.iter().position(|s| *s == t.text).ok_or_else(|| {
+                err(file, t.line, format!("variable {name}, parent configuration ({label}): {} is not a state of {} ({})", t.text, variables[q].name, variables[q].states.join(", ")))
+            })?;
+            code += radix * s;
+            radix *= radices[l];
+        }
+        if seen[code] {
+            return Err(err(
+                file,
+                *line,
+                format!("variable {name}, parent configuration ({label}): repeated CPT row"),
+            ));
+        }
+        seen[code] = true;
+        let row = probabilities(
+            file,
+            *line,
+            &format!("variable {name}, parent configuration ({label})"),
+            k,
+            vals,
+        )?;
+        cpt[code * k..(code + 1) * k].copy_from_slice(&row);
+    }
+    if let Some(code) = seen.iter().position(|&s| !s) {
+        let mut rest = code;
+        let label: Vec<&str> = parents
+            .iter()
+            .map(|&q| {
+                let kq = variables[q].states.len();
+                let s = variables[q].states[rest % kq].as_str();
+                rest /= kq;
+                s
+            })
+            .collect();
+        return Err(err(
+            file,
+            r.child.line,
+            format!(
+                "variable {name}, parent configuration ({}): missing CPT row",
+                label.join(", ")
+            ),
+        ));
+    }
+    Ok(cpt)
 }
 
 /// Kahn's algorithm, smallest declared index first; a cycle is refused naming its variables.

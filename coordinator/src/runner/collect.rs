@@ -1,0 +1,146 @@
+//! The run's collecting side: every outcome the dispatcher sends, stored as it arrives.
+
+use std::sync::Arc;
+
+use causeway_results::rundir::{ChainTiming, JobRecord, RunDir};
+use causeway_worker::wire::chain_output_from_result;
+use indicatif::ProgressBar;
+use prost::Message;
+use tokio::sync::mpsc;
+
+use crate::dispatch::Outcome;
+use crate::eta::CostEstimate;
+use crate::round::Round;
+use crate::store::{self, Event};
+
+/// The time-left estimate of a run and the slots it divides by.
+pub(super) struct Eta {
+    pub estimate: CostEstimate,
+    pub slots: usize,
+}
+
+/// Store every outcome the dispatcher sends until it is done: results written on blocking
+/// threads as they arrive (several at once, so the store never serialises the workers; a row
+/// says done only once its files are in place, and carries the chain's timing into the job
+/// table), checkpoints and failures recorded, progress shown. Returns the chains stored.
+pub(super) async fn store_results(
+    mut rx: mpsc::Receiver<Outcome>,
+    writer: &store::Writer,
+    rd: &RunDir,
+    jobs: &[JobRecord],
+    round: Option<&Arc<Round>>,
+    bar: &ProgressBar,
+    eta: Eta,
+) -> usize {
+    let (mut eta, slots) = (eta.estimate, eta.slots);
+    let mut ok = 0usize;
+    // Results are written on blocking threads as they arrive, several at once, so the store
+    // never serialises the workers; a row says done only once its files are in place, and
+    // carries the chain's timing into the job table.
+    type Stored = (usize, u32, String, Result<ChainTiming, String>);
+    let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
+    let settle =
+        |writer: &store::Writer, ok: &mut usize, (index, attempts, worker, stored): Stored| {
+            match stored {
+                Ok(timing) => {
+                    *ok += 1;
+                    writer.send(Event::Done {
+                        index,
+                        attempts,
+                        worker,
+                        timing,
+                    });
+                }
+                Err(e) => writer.send(Event::Failed {
+                    index,
+                    attempts,
+                    worker,
+                    error: format!("storing the result: {e}"),
+                }),
+            }
+        };
+    let max_writes = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(2, 16);
+    while let Some(outcome) = rx.recv().await {
+        match outcome {
+            Outcome::Finished {
+                index,
+                attempts,
+                result,
+            } => {
+                eta.finished(
+                    jobs[index].cell,
+                    result.elapsed_seconds.last().copied().unwrap_or(f64::NAN),
+                );
+                if let Some(s) = eta.seconds_left(slots) {
+                    bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
+                }
+                let rd2 = rd.clone();
+                writes.spawn_blocking(move || {
+                    let worker = result.worker_id.clone();
+                    let job_id = result.job_id.clone();
+                    let stored = chain_output_from_result(result).and_then(|out| {
+                        rd2.write_chain(&job_id, &out)
+                            .map(|()| ChainTiming {
+                                iterations: out.iterations,
+                                elapsed_seconds: out.elapsed_seconds,
+                            })
+                            .map_err(|e| e.to_string())
+                    });
+                    (index, attempts, worker, stored)
+                });
+                while writes.len() > max_writes {
+                    if let Some(Ok(done)) = writes.join_next().await {
+                        settle(writer, &mut ok, done);
+                    }
+                }
+                bar.inc(1);
+            }
+            Outcome::Checkpoint { index, checkpoint } => {
+                if let Some(end) = round.as_ref().and_then(|r| r.end_state(index, &checkpoint)) {
+                    writer.end_state(
+                        index,
+                        end.iteration,
+                        end.code_version.clone(),
+                        end.encode_to_vec(),
+                    );
+                }
+                writer.checkpoint(
+                    index,
+                    checkpoint.iteration,
+                    checkpoint.code_version.clone(),
+                    checkpoint.encode_to_vec(),
+                )
+            }
+            Outcome::Row(ev) => {
+                if let Event::Failed {
+                    index,
+                    attempts,
+                    error,
+                    ..
+                } = &ev
+                {
+                    bar.println(format!(
+                        "chain {} failed after {attempts} attempts: {error}",
+                        jobs[*index].job_id
+                    ));
+                    bar.inc(1);
+                    eta.dropped(jobs[*index].cell);
+                }
+                writer.send(ev);
+            }
+        }
+        while let Some(Ok(done)) = writes.try_join_next() {
+            settle(writer, &mut ok, done);
+        }
+    }
+    while let Some(joined) = writes.join_next().await {
+        match joined {
+            Ok(done) => settle(writer, &mut ok, done),
+            Err(e) => tracing::error!("a result writer stopped: {e}"),
+        }
+    }
+    ok
+}
