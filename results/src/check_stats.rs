@@ -4,7 +4,7 @@
 //! Every base-table column is given a role ([`ColumnRole`]):
 //!
 //! - **statistical**: a column `c` with a companion `c_se` in both tables (the convention of
-//!   the README, "Monte Carlo error of a table cell"; optional `c_n`, the number of independent
+//!   docs/checking.md, "Monte Carlo error of a table cell"; optional `c_n`, the number of independent
 //!   units the se comes from; for a column `x_mean`, `x_se` and `x_n` also count, see
 //!   [`companion`]). Each row is tested with Welch's t,
 //!   `t = (new − old) / √(se_new² + se_old²)`, on the Welch–Satterthwaite degrees of freedom

@@ -4,5 +4,6 @@
 // Tests may unwrap (clippy.toml allows it inside #[test] functions; this covers their helpers).
 #![allow(clippy::unwrap_used)]
 
+mod docs_paths;
 mod e2e_determinism;
 mod security;

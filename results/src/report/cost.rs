@@ -153,7 +153,7 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
                 groups[0].2.len(),
                 fmt_f64(total),
                 walls.join(", "),
-                RUNNER_SECONDS_PER_CHAIN * 1e3,
+                fmt_f64(RUNNER_SECONDS_PER_CHAIN * 1e3),
                 fmt_f64(groups[0].2.len() as f64 * RUNNER_SECONDS_PER_CHAIN),
                 runner_bound_cores(&groups[0].2).map_or("-".into(), |c| format!("{c:.0}")),
             ),

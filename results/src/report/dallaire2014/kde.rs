@@ -47,7 +47,7 @@ pub fn kde(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
         return Ok(Vec::new());
     }
     let num = |i: usize| rows.iter().map(|r| r.1[i]).collect::<Vec<f64>>();
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): the fantasy draws are
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): the fantasy draws are
     // independent given the fitted kernel, so the mean's se is sd/√draws with n = draws, and
     // the 2 sd's is 2 s/√(2(draws − 1)).
     let draws = |r: &(String, [f64; 5], u64, f64)| r.2;

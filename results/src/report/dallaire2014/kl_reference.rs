@@ -77,7 +77,7 @@ pub fn kl_reference(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError
         "kl_independent" => rows.iter().map(|r| r.2.kl_independent).collect::<Vec<_>>(),
         "zero_distance_ties" => rows.iter().map(|r| r.2.zero_distance_ties).collect::<Vec<_>>(),
         "paper_kl_train_test" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
-        // Monte Carlo error (README, "Monte Carlo error of a table cell"): kl_independent is a
+        // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): kl_independent is a
         // mean over independent permutation draws, sd/√n with n = the draws; kl_train_test is
         // deterministic given the data.
         "kl_independent_se" => rows

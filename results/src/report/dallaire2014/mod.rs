@@ -106,7 +106,7 @@ impl Pooled {
 }
 
 /// Add `<name>_se` and `<name>_converged` to `df` for every `names[i]`, from each row's
-/// `(errors, flags)[i]` (the README's "Monte Carlo error of a table cell"). Errors: polars.
+/// `(errors, flags)[i]` (docs/checking.md, "Monte Carlo error of a table cell"). Errors: polars.
 pub(crate) fn with_errors<const K: usize>(
     df: &mut polars::prelude::DataFrame,
     names: [&str; K],

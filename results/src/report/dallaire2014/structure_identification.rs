@@ -32,7 +32,7 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
         if units.draws.is_empty() {
             continue;
         }
-        // Monte Carlo errors (README, "Monte Carlo error of a table cell"), as in Table 2:
+        // Monte Carlo errors (docs/checking.md, "Monte Carlo error of a table cell"), as in Table 2:
         // MCSE of each posterior mean, s/√(2(ESS − 1)) of each sd (2 sd for the KL).
         let errors = (
             [

@@ -65,7 +65,7 @@ pub fn table1_kl(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
         "ess_bulk_kl" => rows.iter().map(|r| r.8).collect::<Vec<_>>(),
         "paper_kl" => rows.iter().map(|r| r.9).collect::<Vec<_>>(),
         "paper_kl_2sd" => rows.iter().map(|r| r.10).collect::<Vec<_>>(),
-        // Monte Carlo error (README, "Monte Carlo error of a table cell"): the MCSE of the
+        // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): the MCSE of the
         // posterior mean over the cell's chains, 2 s/√(2(ESS − 1)) for 2 sd; the chains' flag.
         "kl_mean_se" => rows.iter().map(|r| r.11.0).collect::<Vec<_>>(),
         "kl_mean_converged" => rows.iter().map(|r| r.11.2).collect::<Vec<_>>(),

@@ -32,7 +32,7 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         if !order.contains(&dataset) {
             order.push(dataset.clone());
         }
-        // Monte Carlo errors (README, "Monte Carlo error of a table cell"): MCSE of each
+        // Monte Carlo errors (docs/checking.md, "Monte Carlo error of a table cell"): MCSE of each
         // posterior mean, s/√(2(ESS − 1)) of each sd, and each scalar's chains' flag.
         let errs = [
             units.mcse,

@@ -256,7 +256,7 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         rhat_col.push(rhat);
         ess_col.push(ess);
     }
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): for HiDDeN's sampled
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): for HiDDeN's sampled
     // rows, sd/√n over the datasets for the mean and s/√(2(n − 1)) for the sd; 0 (compared
     // exactly) for the methods that are deterministic given the data. `z_paper`: the distance
     // to the paper's mean over √(sd²/n + paper_sd²/PAPER_DATASETS), both means over datasets.

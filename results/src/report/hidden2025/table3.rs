@@ -175,7 +175,7 @@ pub fn table3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
             ess_col.push(ess);
         }
     }
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): binomial over the
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): binomial over the
     // replications for HiDDeN's sampled choice; 0 (compared exactly) for the score methods,
     // which are deterministic given the data.
     let prop_se: Vec<f64> = (0..prop_col.len())

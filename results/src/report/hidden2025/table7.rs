@@ -465,7 +465,7 @@ const PAPER_DATASETS: f64 = 100.0;
 type Errors7 = (Vec<f64>, Vec<f64>);
 
 impl Rows7 {
-    /// Monte Carlo errors (README, "Monte Carlo error of a table cell"): for HiDDeN's sampled
+    /// Monte Carlo errors (docs/checking.md, "Monte Carlo error of a table cell"): for HiDDeN's sampled
     /// `posterior_true`, sd/√n over the datasets (mean) and s/√(2(n − 1)) (sd); 0 for the
     /// deterministic rows (the exact posterior, the scores: compared exactly). And `z_paper`,
     /// (mean − paper) over √(sd²/n + paper_sd²/100), both means being over datasets.

@@ -27,7 +27,7 @@ pub fn author_smc_comparison(rows: &[LogMlRow], meta: &[PairMeta]) -> Result<Tab
     let author = thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", meta)?;
     let groups = author_differences(rows, &author);
     let col = |f: fn(&DiffSummary) -> f64| groups.iter().map(f).collect::<Vec<f64>>();
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): the cells are the units;
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): the cells are the units;
     // a quantile's distribution-free se, the mean's sd/√n; the maximum is an extreme (no se).
     let mut cols: Vec<Column> = vec![
         Series::new(

@@ -21,7 +21,7 @@ struct Row {
 
 fn frame(m: &Manifest, rows: &[Row]) -> PolarsResult<DataFrame> {
     let mut cols = columns(m, rows);
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"). The folds are not
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"). The folds are not
     // independent units: the 10 repetitions deal the same pairs again, and a chain seed changes
     // the figures only through each pair's scores. The pairs are the units: the mean accuracy
     // is a proportion of them (binomial se), the mean AUC has Hanley and McNeil's se with the
@@ -156,7 +156,7 @@ pub(super) fn table(rd: &RunDir, m: &Manifest, all: &[Scores]) -> Result<Table, 
                  Weights: weight_thesis. mean ± sample sd over folds (the thesis calls its ± a 68% CI). Per-fold rows: units/cep_cv_folds.csv.",
                 m.base_seed
             ),
-            "\"Author's values, this protocol\": the figures shared/README.md gives for the author's stored values through this protocol \
+            "\"Author's values, this protocol\": the author's stored values (tests/fixtures/cep/) through this protocol \
              (results/tests/kurutmaz2019_cv.rs reproduces them with this code)."
             .into(),
     ];

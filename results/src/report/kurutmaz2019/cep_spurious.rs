@@ -73,7 +73,7 @@ fn frame(rows: &[Summary]) -> PolarsResult<DataFrame> {
         .into(),
         Series::new("pairs".into(), u(&|r| r.pairs)).into(),
     ];
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): each pair's call is one
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): each pair's call is one
     // unit, so a count of n pairs has n times the binomial se.
     for (name, k, n) in [
         ("pairs called spurious", u(&|r| r.called), u(&|r| r.pairs)),

@@ -69,7 +69,7 @@ fn frame(rows: &[Row]) -> PolarsResult<DataFrame> {
             })
             .collect();
         cols.push(Series::new((*name).into(), v).into());
-        // Monte Carlo error (README, "Monte Carlo error of a table cell"): each pair's decision
+        // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): each pair's decision
         // is one unit; a count of n pairs has n times the binomial se, the weighted accuracy the
         // binomial se of a proportion of its Kish effective n pairs.
         match k {

@@ -125,7 +125,7 @@ fn confusion_frame(
     let mut cm_true = Vec::new();
     let mut cm_ours: [Vec<u64>; 3] = Default::default();
     let mut cm_thesis: [Vec<Option<u64>>; 3] = Default::default();
-    // Monte Carlo errors (README, "Monte Carlo error of a table cell"): counts over datasets
+    // Monte Carlo errors (docs/checking.md, "Monte Carlo error of a table cell"): counts over datasets
     // are binomial.
     let mut cm_se: [Vec<f64>; 3] = Default::default();
     for (method, cs) in cases {

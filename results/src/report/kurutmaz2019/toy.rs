@@ -94,7 +94,7 @@ fn rows(
     let mut c_d_lm = Vec::new();
     let mut c_d_max = Vec::new();
     let mut c_covers = Vec::new();
-    // Monte Carlo errors (README, "Monte Carlo error of a table cell"), over the cell's runs.
+    // Monte Carlo errors (docs/checking.md, "Monte Carlo error of a table cell"), over the cell's runs.
     let mut se_lm = Vec::new();
     let mut se_d_mean = Vec::new();
     let mut se_max = Vec::new();

@@ -62,7 +62,7 @@ pub fn fig3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     cols.push(Series::new("mean".into(), means.clone()).into());
     cols.push(Series::new("sd".into(), sds.clone()).into());
     let count = agg.column("count")?.clone().with_name("datasets".into());
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"): the mean over datasets
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): the mean over datasets
     // has se sd/√n, the sd over datasets s/√(2(n − 1)); both from n datasets.
     let n: Vec<u64> = count.u64()?.into_no_null_iter().collect();
     cols.push(count);

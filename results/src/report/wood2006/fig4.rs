@@ -80,7 +80,7 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     let count = agg.column("count")?.clone().with_name("datasets".into());
     let n: Vec<u64> = count.u64()?.into_no_null_iter().collect();
     cols.push(count);
-    // Monte Carlo error (README, "Monte Carlo error of a table cell"), over the datasets; the
+    // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"), over the datasets; the
     // wall-clock `seconds_*` get none (not compared).
     se::push_mean_sd_se(&mut cols, "in_degree_mean", "in_degree_sd", &isd, &n);
     se::push_mean_sd_se(&mut cols, "structure_mean", "structure_sd", &ssd, &n);

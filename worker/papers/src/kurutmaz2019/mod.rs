@@ -3,7 +3,7 @@
 //! Source: `003_bf1ce321478f8175.txt`, Kurutmaz (2019), MSc thesis, *Bayesian model selection for
 //! latent variable causal networks by sequential Monte Carlo*: ch. 3 (model), ch. 4 (inference),
 //! ch. 5 (experiments), App. A–C (derivations). Details the thesis leaves out are settled by the
-//! author's code as recorded in `shared/README.md` (sections data/cep and fixtures/cep).
+//! author's public code and stored results (`data/cep/README.md`, `tests/fixtures/cep/README.md`).
 //!
 //! ## Model (registry name `kurutmaz2019`)
 //! Two observed variables (row 0 of `x` is A, row 1 is B) and one categorical latent r₁ with R

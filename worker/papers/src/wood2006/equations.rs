@@ -1,5 +1,5 @@
 //! Every equation of Wood, Griffiths & Ghahramani (2006), "A non-parametric Bayesian method for
-//! inferring hidden causes" (`/work/shared/papers/000_64a353240e4f1919.txt`), in one place, in
+//! inferring hidden causes" (`000_64a353240e4f1919.txt`), in one place, in
 //! log space. The samplers call these functions and nothing else for the model's probabilities.
 //!
 //! Notation (paper §2–§3): `x` is N observed × T trials, `z` is N observed × K causes

@@ -1,6 +1,6 @@
 //! # Wood, Griffiths & Ghahramani (2006): hidden causes with the Indian buffet process
 //!
-//! Paper `000` (`/work/shared/papers/000_64a353240e4f1919.txt`), "A non-parametric Bayesian method
+//! Paper `000` (`000_64a353240e4f1919.txt`), "A non-parametric Bayesian method
 //! for inferring hidden causes". Observed binary variables X (N × T) are noisy-OR (Eq. 3, link
 //! strength λ, leak ε) of binary hidden causes Y (K × T, Bernoulli(p), Eq. 4) through a bipartite
 //! structure Z (N × K). Z has either a finite-K Beta–Bernoulli prior (Eq. 5) with a prior P(K) —

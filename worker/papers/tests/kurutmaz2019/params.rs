@@ -267,7 +267,7 @@ fn datasets_build_from_the_shipped_files() {
     assert!(e.message.contains("missing.csv"), "{e}");
     let e = m
         .dataset(
-            &json!({"kind": "cep", "pair": "pair1", "path": "../shared/x.csv"}),
+            &json!({"kind": "cep", "pair": "pair1", "path": "../outside/x.csv"}),
             &c,
             &mut g,
         )

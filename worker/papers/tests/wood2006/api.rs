@@ -500,7 +500,7 @@ fn binary_csv_reads_and_hides_columns() {
 
 #[test]
 fn lucas_from_the_project_data() {
-    // The project's own copy (data/lucas, provenance in data/README.md), not ../shared.
+    // The project's own copy (data/lucas, provenance in data/README.md), nothing outside the repository.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data");
     let ctx = DataContext { data_dir: dir };
     let spec =
