@@ -3,9 +3,9 @@
 
 1. Files: within each crate, a file imports another when it names one of its items through a
    `crate::`, `super::` or `self::` path, or through a child module it declares (`mod x;` then
-   `x::f`). Paths that end at a re-export (`pub use`) are followed to the file that defines the
-   item. A module's use of the modules that enclose it (its parent, the crate root) is not an
-   arrow: it is part of them. A circle is a set of two or more files that import each other in a loop (a strongly
+   `x::f`): the arrow goes to the file of the deepest module the path names (a re-export counts
+   as the file that re-exports it, whose own `pub use` is its arrow on). A module's use of the
+   modules that enclose it (its parent, the crate root) is not an arrow: it is part of them. A circle is a set of two or more files that import each other in a loop (a strongly
    connected component); there must be none. Test modules inside a file count as the file.
 2. Crates: the workspace's crates depend on each other only as
    proto <- worker/server <- coordinator -> results, with worker/papers (the samplers, which
@@ -38,17 +38,53 @@ ALLOWED = {
     },
 }
 
+# A path to a name that a module re-exports stops at that module (as `farm-studio look` reads it).
+FOLLOW_REEXPORTS = False
+
 USE_RE = re.compile(r"\buse\s+([^;]*);", re.S)
 PATH_RE = re.compile(r"\b((?:crate|super|self)(?:::\w+)+)")
 MOD_DECL_RE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", re.M)
 
 
 def strip(text):
-    """Source without comments and string literals (so a doc example names nothing)."""
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
-    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
-    return re.sub(r"//[^\n]*", "", text)
+    """Source without comments and string or char literals (so a doc example names nothing):
+    a small scanner for `//` and nested `/* */` comments, "…" and b"…" strings with escapes,
+    raw strings r#"…"#, and char literals (not lifetimes)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+            out.append(" ")
+        elif c == "r" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) and re.match(r'r#*"', text[i:]):
+            hashes = re.match(r"r(#*)", text[i:]).group(1)
+            end = text.find('"' + hashes, i + len(hashes) + 2)
+            i = n if end < 0 else end + 1 + len(hashes)
+            out.append('""')
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            out.append('""')
+        elif c == "'" and re.match(r"'(\\.[^']*|[^'\\])'", text[i:]):
+            m = re.match(r"'(\\.[^']*|[^'\\])'", text[i:])
+            i += len(m.group(0))
+            out.append("''")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def expand_use(tree):
@@ -144,7 +180,7 @@ class Crate:
             if tuple(segs[:n]) in self.files:
                 target = self.files[tuple(segs[:n])]
                 rest = segs[n:]
-                if rest and depth < 8 and rest[0] in self.reexports[target]:
+                if FOLLOW_REEXPORTS and rest and depth < 8 and rest[0] in self.reexports[target]:
                     via = self.reexports[target][rest[0]]
                     if via[0] in ("crate", "super", "self"):
                         absolute = self.absolute(target, via)

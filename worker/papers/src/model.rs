@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::chain::{Sampler, SamplerError};
 use crate::data::{DataContext, Dataset};
 use crate::params::ParamError;
-use crate::sbc::{PriorDraw, unsupported};
+use crate::sbc::draw::{PriorDraw, unsupported};
 use crate::seed::ChainRng;
 
 /// A paper's model: validation, datasets, and samplers for one grid cell.

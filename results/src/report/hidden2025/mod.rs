@@ -4,10 +4,11 @@
 
 mod table1;
 pub use table1::table1;
+mod lucas;
 mod lucas_edges;
 mod lucas_mcmc;
 mod table2;
-pub use table2::table2;
+pub use lucas::table2;
 mod table3;
 pub use table3::table3;
 mod table7;

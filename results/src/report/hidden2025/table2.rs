@@ -1,7 +1,7 @@
 //! `hidden2025.table2`: Table 2 of `002_d97ecc788b964f97.txt` (§5.2, supplement C.2), the
 //! Hamming distance of each method's Markov blanket to the true one for six LUCAS0 variables,
-//! with Figure 3 for every variable (`lucas_edges`, [`super::lucas_edges`]), Table 6
-//! (`lucas_mcmc`, [`super::lucas_mcmc`]) and Figure 4 (log-posterior traces, SVG).
+//! with Figure 3 for every variable (`lucas_edges`), Table 6 (`lucas_mcmc`) and Figure 4
+//! (log-posterior traces, SVG), built together by [`super::lucas::table2`].
 //!
 //! HiDDeN's blanket of j is the MAP parent set of Algorithm 2 with Ca(j) = the other columns
 //! (§4.4; the authors' `lucas_blankets.R` compares exactly that with the true Markov blanket).
@@ -24,7 +24,7 @@ use polars::prelude::*;
 
 use crate::diagnostics;
 use crate::report::figures::{self, TraceVar};
-use crate::report::{Convergence, ReportError, Table, f64s, json_text, se};
+use crate::report::{ReportError, Table, f64s, json_text, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, chains_after_burn_in, find};
 
 /// Points per chain drawn in Figures 4 and 7 (every draw up to this, then every s-th; display
@@ -497,9 +497,8 @@ impl Rows {
     }
 }
 
-/// Table 2, plus `lucas_edges` (Figure 3), `lucas_mcmc` (Table 6) and Figure 4.
-pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let fits = load(rd, m)?;
+/// Table 2 from the loaded fits (the report `hidden2025.table2` is [`super::lucas::table2`]).
+pub(super) fn table(m: &Manifest, fits: &LucasFits) -> Result<Table, ReportError> {
     let mut rows = Rows::default();
     let node_of = |v: &str| {
         fits.data
@@ -586,16 +585,12 @@ pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Tabl
         Series::new("paper".into(), rows.paper).into(),
         Series::new("blanket".into(), rows.blanket).into(),
     ])?;
-    let mut tables = vec![Table {
+    Ok(Table {
         name: "table2".into(),
         title: "Table 2: Hamming distance to the true Markov blanket, LUCAS0".into(),
         df,
         notes,
-    }];
-    tables.push(super::lucas_edges::lucas_edges(m, &fits)?);
-    tables.push(super::lucas_mcmc::lucas_mcmc(rd, m, &fits)?);
-    log_posterior_figures(rd, &fits.fits, &fits.rhos, "lucas_fig4_log_posterior_rho")?;
-    Ok(tables)
+    })
 }
 
 /// The log posterior of every fit's chains, one SVG per ρ (`figures/<stem><ρ>.svg`, ρ made

@@ -9,7 +9,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::kurutmaz2019::hyper::{Hyper, HyperKeys, Hypothesis, resolve_hyper};
-use crate::kurutmaz2019::samplers::{DemInit, Resampling, SmcConfig, VbConfig, exact};
+use crate::kurutmaz2019::samplers::dem::DemInit;
+use crate::kurutmaz2019::samplers::exact;
+use crate::kurutmaz2019::samplers::smc::{Resampling, SmcConfig};
+use crate::kurutmaz2019::samplers::vb::VbConfig;
 use crate::params::{ParamError, check_range_usize, parse};
 
 /// Largest J accepted (J × R × 9 statistics × 2 buffers × 8 bytes: 720 MB at R = 5).

@@ -4,7 +4,12 @@
 use crate::data::Matrix;
 use crate::params::ParamError;
 
-use super::{SBC_KEY, TRUTH};
+/// The key of a cell's `params` that makes its chains SBC simulations (set by the coordinator,
+/// never read by a model's own parser).
+pub const SBC_KEY: &str = "sbc";
+/// Name of the 1 × P matrix of true values θ̃ (column names: the ranked scalars, trace names of
+/// the sampler), in the simulated dataset's observed and truth matrices.
+pub const TRUTH: &str = "sbc_truth";
 
 /// A draw of the model's parameters from their prior: the scalars SBC ranks (each named as the
 /// sampler traces it) and whatever else the model's [`crate::model::Model::simulate`] needs (latent matrices

@@ -17,10 +17,10 @@
 //! ([`crate::seed::evaluation_rng`], the chain's own key on a stream its draws never use). Under a
 //! correct sampler, r is uniform on `0..=L`. The uniformity tests are in [`uniformity`].
 
-mod draw;
+pub mod draw;
 pub mod uniformity;
 
-pub use draw::{PriorDraw, unsupported};
+pub use draw::{PriorDraw, SBC_KEY, TRUTH, unsupported};
 
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -32,12 +32,6 @@ use crate::model::Model;
 use crate::params::{ParamError, parse};
 use crate::seed::{ChainRng, evaluation_rng};
 
-/// The key of a cell's `params` that makes its chains SBC simulations (set by the coordinator,
-/// never read by a model's own parser).
-pub const SBC_KEY: &str = "sbc";
-/// Name of the 1 × P matrix of true values θ̃ (column names: the ranked scalars, trace names of
-/// the sampler), in the simulated dataset's observed and truth matrices.
-pub const TRUTH: &str = "sbc_truth";
 /// Name of the chain summary's 1 × P matrix of ranks (0..=L; column names as [`TRUTH`]).
 pub const RANKS: &str = "sbc_rank";
 /// Name of the chain summary's 1 × 1 matrix holding L, the number of draws the ranks are among.
