@@ -194,6 +194,20 @@ profiles: {quick: {}, paper: {}}
     for method in ["ecibp", "cibp", "dpmog"] {
         assert!(table.contains(&format!("ring,{method},")), "{table}");
     }
+    // Table 2 counts hidden units (§5.1): n_units less the ring's D = 2 observed units.
+    let t2 = std::fs::read_to_string(a.join("tables/table2_structure.csv")).expect("table2");
+    let mut lines = t2.lines();
+    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).expect(name);
+    let (hidden, all) = (col("hidden_units_mean"), col("n_units_mean"));
+    let mut rows = 0;
+    for line in lines {
+        let v: Vec<&str> = line.split(',').collect();
+        let (h, n): (f64, f64) = (v[hidden].parse().expect("f64"), v[all].parse().expect("f64"));
+        assert!((n - h - 2.0).abs() < 1e-9, "hidden {h} against all units {n}: {t2}");
+        rows += 1;
+    }
+    assert_eq!(rows, 2, "one row per prior: {t2}");
     // `causeway report` rebuilds the same tables in a run directory that lost its tables/.
     std::fs::remove_dir_all(a.join("tables")).expect("remove tables/");
     causeway_results::report::build(&causeway_results::rundir::RunDir::open(&a))

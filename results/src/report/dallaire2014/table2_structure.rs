@@ -1,6 +1,7 @@
-//! `table2_structure`: Table 2 of `004_74db43a26dbf0fa1.txt` (§5.1), the posterior number of units
-//! (observed included), edges (adjacent + jump) and depth (layers including layer 0) learned by
-//! the CIBP and the eCIBP on each dataset, beside the paper's.
+//! `table2_structure`: Table 2 of `004_74db43a26dbf0fa1.txt` (§5.1), the posterior number of hidden
+//! units (§5.1: "the total number of hidden units"; the D observed units are not counted, and
+//! the count with them is kept as `n_units`), edges (adjacent + jump) and depth (layers
+//! including layer 0) learned by the CIBP and the eCIBP on each dataset, beside the paper's.
 
 use polars::prelude::*;
 
@@ -10,9 +11,11 @@ use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir};
 
 /// One row per MCMC cell (those that record `n_units` and have a dataset with rows): `dataset,
-/// prior, n_units_mean, n_units_sd, n_edges_mean, n_edges_sd, n_jump_edges_mean, depth_mean,
-/// depth_sd, rhat_n_units, paper_units, paper_units_dev, paper_edges, paper_edges_dev`
-/// (`reported.table2` rows `{dataset, prior, units, units_dev, edges, edges_dev}`).
+/// prior, hidden_units_mean, hidden_units_sd, n_units_mean, n_units_sd, n_edges_mean,
+/// n_edges_sd, n_jump_edges_mean, depth_mean, depth_sd, rhat_n_units, paper_hidden_units,
+/// paper_hidden_units_dev, paper_edges, paper_edges_dev` (`reported.table2` rows `{dataset,
+/// prior, units, units_dev, edges, edges_dev}`: the paper's units are hidden units). Hidden
+/// units are `n_units` − D, D the columns of the training data `x`.
 ///
 /// Errors: unreadable chains; polars.
 pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
@@ -28,6 +31,10 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         if units.draws.is_empty() {
             continue;
         }
+        let observed = rd
+            .read_dataset(&c.dataset_id, 0)?
+            .observed("x")
+            .map_or(f64::NAN, |x| x.cols as f64);
         let dataset = dataset_of(c);
         if !order.contains(&dataset) {
             order.push(dataset.clone());
@@ -37,6 +44,8 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         let errs = [
             units.mcse,
             units.sd_se(),
+            units.mcse,
+            units.sd_se(),
             edges.mcse,
             edges.sd_se(),
             jumps.mcse,
@@ -44,6 +53,8 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
             depth.sd_se(),
         ];
         let flags = [
+            units.converged(),
+            units.converged(),
             units.converged(),
             units.converged(),
             edges.converged(),
@@ -61,7 +72,16 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
             dataset,
             method,
             [
-                um, us, edges.0, edges.1, jumps.0, depth.0, depth.1, units.rhat,
+                um - observed,
+                us,
+                um,
+                us,
+                edges.0,
+                edges.1,
+                jumps.0,
+                depth.0,
+                depth.1,
+                units.rhat,
             ],
             [
                 reported_f64(paper, "units"),
@@ -79,16 +99,18 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
     let df = df!(
         "dataset" => rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
         "prior" => rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>(),
-        "n_units_mean" => num(0),
-        "n_units_sd" => num(1),
-        "n_edges_mean" => num(2),
-        "n_edges_sd" => num(3),
-        "n_jump_edges_mean" => num(4),
-        "depth_mean" => num(5),
-        "depth_sd" => num(6),
-        "rhat_n_units" => num(7),
-        "paper_units" => paper(0),
-        "paper_units_dev" => paper(1),
+        "hidden_units_mean" => num(0),
+        "hidden_units_sd" => num(1),
+        "n_units_mean" => num(2),
+        "n_units_sd" => num(3),
+        "n_edges_mean" => num(4),
+        "n_edges_sd" => num(5),
+        "n_jump_edges_mean" => num(6),
+        "depth_mean" => num(7),
+        "depth_sd" => num(8),
+        "rhat_n_units" => num(9),
+        "paper_hidden_units" => paper(0),
+        "paper_hidden_units_dev" => paper(1),
         "paper_edges" => paper(2),
         "paper_edges_dev" => paper(3),
     )?;
@@ -97,6 +119,8 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
     with_errors(
         &mut df,
         [
+            "hidden_units_mean",
+            "hidden_units_sd",
             "n_units_mean",
             "n_units_sd",
             "n_edges_mean",
@@ -112,7 +136,8 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         title: "Table 2 (§5.1): posterior units, edges and depth".into(),
         df,
         notes: vec![
-            "Units include the observed units; edges are adjacent + jump edges; depth counts layer 0. Means and \
+            "hidden_units: the hidden units (§5.1), n_units − D; n_units counts the D observed units too. \
+             Edges are adjacent + jump edges; depth counts layer 0. Means and \
              sample sds (1 sd) over every retained sample of every chain. The paper's ± does not say whether it \
              is 1 or 2 sd (we read it as 1 sd)."
                 .into(),
