@@ -565,12 +565,20 @@ fn run_command(args: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// A positive, finite number of seconds from the command line.
+/// The longest duration a flag accepts: a year. Longer ones are typing errors, and past
+/// `Duration`'s range (about 1.8·10¹⁹ s) converting them would panic.
+const MAX_FLAG_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
 fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
-    if v.is_finite() && v > 0.0 {
-        Ok(Duration::from_secs_f64(v))
-    } else {
+    if !(v.is_finite() && v > 0.0) {
         anyhow::bail!("{flag}: {v} is not a positive number of seconds")
     }
+    if v > MAX_FLAG_SECONDS {
+        anyhow::bail!(
+            "{flag}: {v} seconds is more than a year: allowed values are 0 < seconds ≤ {MAX_FLAG_SECONDS}"
+        )
+    }
+    Ok(Duration::from_secs_f64(v))
 }
 
 /// `causeway check RUN_DIR --baseline FILE`: the nightly regression check of a run's tables.

@@ -417,3 +417,53 @@ profiles: {quick: {}, paper: {}}
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("chain seed 7, not 8"), "{err}");
 }
+
+/// Duration flags past a year (1e20, 1e300 seconds) are refused with the flag's name and the
+/// allowed range; converting them to a `Duration` used to panic (exit 101).
+#[test]
+fn duration_flags_refuse_absurd_values() {
+    let yaml = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../experiments/wood2006/sbc.yaml"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cases: Vec<(Vec<String>, &str)> = Vec::new();
+    for v in ["1e20", "1e300"] {
+        cases.push((
+            vec![
+                "run".into(),
+                yaml.into(),
+                "--out".into(),
+                dir.path().join("r").display().to_string(),
+                "--lease-timeout".into(),
+                v.into(),
+            ],
+            "--lease-timeout",
+        ));
+    }
+    for flag in ["--register-every", "--give-up-after", "--heartbeat"] {
+        cases.push((
+            vec![
+                "worker".into(),
+                "--listen".into(),
+                "127.0.0.1:0".into(),
+                flag.into(),
+                "1e20".into(),
+            ],
+            flag,
+        ));
+    }
+    for (args, flag) in cases {
+        let out = Command::new(BIN)
+            .args(&args)
+            .output()
+            .expect("run causeway");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(101), "{args:?} panicked: {err}");
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("more than a year"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -203,8 +203,14 @@ profiles: {quick: {}, paper: {}}
     let mut rows = 0;
     for line in lines {
         let v: Vec<&str> = line.split(',').collect();
-        let (h, n): (f64, f64) = (v[hidden].parse().expect("f64"), v[all].parse().expect("f64"));
-        assert!((n - h - 2.0).abs() < 1e-9, "hidden {h} against all units {n}: {t2}");
+        let (h, n): (f64, f64) = (
+            v[hidden].parse().expect("f64"),
+            v[all].parse().expect("f64"),
+        );
+        assert!(
+            (n - h - 2.0).abs() < 1e-9,
+            "hidden {h} against all units {n}: {t2}"
+        );
         rows += 1;
     }
     assert_eq!(rows, 2, "one row per prior: {t2}");
