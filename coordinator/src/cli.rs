@@ -111,8 +111,8 @@ enum Command {
         /// exit 0 when the run is finished or the coordinator has been gone --give-up-after.
         #[arg(long)]
         coordinator: Option<String>,
-        /// Chains run at once [default: one per core].
-        #[arg(long)]
+        /// Chains run at once, 1..=4096 [default: one per core].
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
         slots: Option<u32>,
         /// Seconds between two registrations.
         #[arg(long, default_value_t = 2.0)]

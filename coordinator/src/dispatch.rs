@@ -75,15 +75,26 @@ pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<W
             hello.protocol_version
         );
     }
+    let slots = hello.slots.clamp(1, MAX_WORKER_SLOTS);
+    if slots != hello.slots.max(1) {
+        tracing::warn!(
+            "worker {addr} advertises {} slots: capped at {MAX_WORKER_SLOTS} (one task each)",
+            hello.slots
+        );
+    }
     Ok(WorkerHandle {
         addr: addr.to_string(),
         id: hello.worker_id,
-        slots: hello.slots.max(1),
+        slots,
         code_version: hello.code_version,
         client,
-        live_slots: Arc::new(AtomicUsize::new(hello.slots.max(1) as usize)),
+        live_slots: Arc::new(AtomicUsize::new(slots as usize)),
     })
 }
+
+/// The most chains one worker runs at once, whatever it advertises: the coordinator keeps one
+/// task per slot, so a worker advertising 4·10⁹ slots would exhaust its memory.
+pub const MAX_WORKER_SLOTS: u32 = 4096;
 
 /// Builds the wire `Job` of plan index `i` when it is dispatched.
 pub type JobBuilder = Arc<dyn Fn(usize) -> Job + Send + Sync>;

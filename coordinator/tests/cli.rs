@@ -467,3 +467,21 @@ fn duration_flags_refuse_absurd_values() {
         );
     }
 }
+
+/// A worker refuses an absurd slot count before it starts (the coordinator also caps what a
+/// worker advertises at `MAX_WORKER_SLOTS`, one task each).
+#[test]
+fn worker_slots_out_of_range_are_refused() {
+    for slots in ["0", "4097", "4000000000"] {
+        let out = Command::new(BIN)
+            .args(["worker", "--listen", "127.0.0.1:0", "--slots", slots])
+            .output()
+            .expect("run causeway");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--slots {slots}: {err}");
+        assert!(
+            err.contains("--slots") && err.contains("1..=4096"),
+            "--slots {slots}: {err}"
+        );
+    }
+}
