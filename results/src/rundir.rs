@@ -42,8 +42,7 @@ pub mod schema;
 pub mod timing;
 mod until_record;
 pub use draws::{
-    ChainDraws, StoredRows, chain_draws, chain_draws_of, chains_after_burn_in, stored_rows,
-    trace_rows,
+    ChainDraws, StoredRows, chain_draws, chain_draws_of, stored_chains, stored_rows, trace_rows,
 };
 pub use parquet::{
     SUMMARY_KEY, footer_value, parquet_frame_defect, read_matrices, read_parquet,

@@ -3,9 +3,7 @@
 //! iterations⌋ iterations, not the cell's first-round `run.burn_in`.
 
 use causeway_papers::ChainOutput;
-use causeway_results::rundir::{
-    Manifest, RunDir, chain_draws, chain_draws_of, chains_after_burn_in,
-};
+use causeway_results::rundir::{Manifest, RunDir, chain_draws, chain_draws_of, stored_chains};
 
 /// A run of one cell, two chains of `iterations` each (column `x` = the iteration number), whose
 /// cell says `run.burn_in: cell_burn_in`; with `fraction`, an `until` record whose group ran
@@ -66,12 +64,19 @@ fn burn_in_fractional_until_run_drops_the_fraction_of_the_group_iterations() {
     // (round 1's ⌊0.5 × 40⌋). Every reader drops ⌊0.5 × 400⌋ = 200.
     let (_dir, rd, m) = run_dir(400, 20, Some(0.5));
     assert_eq!(m.burn_in(0, 0), 200);
-    let chains = chains_after_burn_in(&rd, &m, 0, 0, &["x"]).unwrap();
+    let chains = stored_chains(&rd, &m, 0, 0, &["x"]).unwrap();
     assert_eq!(chains.len(), 2);
     for c in &chains {
-        assert_eq!(c.iterations.first(), Some(&201));
-        assert_eq!(c.iterations.len(), 200);
-        assert_eq!(c.columns[0].as_ref().unwrap()[0], 201.0);
+        assert_eq!(
+            (c.burn_in, c.iterations.len()),
+            (200, 400),
+            "every row, burn-in known"
+        );
+        let kept = c.kept_iterations();
+        assert_eq!(kept.first(), Some(&201));
+        assert_eq!(kept.len(), 200);
+        let x = c.after_burn_in(0).unwrap();
+        assert_eq!((x.len(), x[0]), (200, 201.0));
     }
     let draws = chain_draws(&rd, &m, 0, 0, "x").unwrap();
     assert_eq!(draws.len(), 2);
@@ -85,10 +90,13 @@ fn burn_in_fractional_until_run_drops_the_fraction_of_the_group_iterations() {
 fn burn_in_fixed_length_run_drops_the_cell_burn_in() {
     let (_dir, rd, m) = run_dir(100, 30, None);
     assert_eq!(m.burn_in(0, 0), 30);
-    let chains = chains_after_burn_in(&rd, &m, 0, 0, &["x", "missing"]).unwrap();
+    let chains = stored_chains(&rd, &m, 0, 0, &["x", "missing"]).unwrap();
     for c in &chains {
-        assert_eq!(c.iterations, (31..=100).collect::<Vec<u64>>());
-        assert!(c.columns[1].is_none(), "a column the trace lacks is None");
+        assert_eq!(c.kept_iterations(), (31..=100).collect::<Vec<u64>>());
+        assert!(
+            c.after_burn_in(1).is_none(),
+            "a column the trace lacks is None"
+        );
     }
     // A scalar the traces lack leaves that scalar's list empty.
     let per = chain_draws_of(&rd, &m, 0, 0, &["missing", "x"]).unwrap();

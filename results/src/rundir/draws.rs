@@ -37,9 +37,9 @@ pub fn chain_draws_of(
     scalars: &[&str],
 ) -> Result<Vec<Vec<Vec<f64>>>, StoreError> {
     let mut out = vec![Vec::new(); scalars.len()];
-    for chain in chains_after_burn_in(rd, m, cell, replicate, scalars)? {
-        for (column, chains) in chain.columns.into_iter().zip(out.iter_mut()) {
-            if let Some(draws) = column {
+    for chain in stored_chains(rd, m, cell, replicate, scalars)? {
+        for (i, chains) in out.iter_mut().enumerate() {
+            if let Some(draws) = chain.after_burn_in(i) {
                 chains.push(draws);
             }
         }
@@ -47,21 +47,52 @@ pub fn chain_draws_of(
     Ok(out)
 }
 
-/// One finished chain's post-burn-in rows: their iteration numbers and, per requested scalar,
-/// its values (`None`: the trace has no such column; a null value reads as NaN).
+/// One finished chain's stored rows, burn-in included, with the burn-in every table and
+/// diagnostic drops: the iteration numbers and, per requested scalar, its values (`None`: the
+/// trace has no such column; a null value reads as NaN).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainDraws {
     pub job_id: String,
     pub iterations: Vec<u64>,
     pub columns: Vec<Option<Vec<f64>>>,
+    /// Rows with an iteration number ≤ this are burn-in ([`Manifest::burn_in`]).
+    pub burn_in: u64,
 }
 
-/// Every finished chain of (cell, replicate), in job order, after the burn-in
+impl ChainDraws {
+    /// Whether row `r` is past the burn-in.
+    fn kept(&self, r: usize) -> bool {
+        self.iterations[r] > self.burn_in
+    }
+
+    /// The iteration numbers past the burn-in.
+    pub fn kept_iterations(&self) -> Vec<u64> {
+        (0..self.iterations.len())
+            .filter(|&r| self.kept(r))
+            .map(|r| self.iterations[r])
+            .collect()
+    }
+
+    /// Column `i` (in the order the scalars were asked for) past the burn-in; `None` if the
+    /// trace has no such column.
+    pub fn after_burn_in(&self, i: usize) -> Option<Vec<f64>> {
+        let col = self.columns.get(i)?.as_ref()?;
+        Some(
+            col.iter()
+                .enumerate()
+                .filter(|&(r, _)| self.kept(r))
+                .map(|(_, x)| *x)
+                .collect(),
+        )
+    }
+}
+
+/// Every finished chain of (cell, replicate), in job order, each trace read once: the one
+/// reader of stored draws that every table and diagnostic uses, with the burn-in
 /// [`Manifest::burn_in`] gives (the cell's `run.burn_in`, or in a convergence-driven run with a
-/// fractional burn-in, that fraction of the group's iterations): the one reader of stored draws
-/// that every table and diagnostic uses, so they all drop the same iterations. Errors: a trace
-/// that cannot be read, or a column that is not numeric.
-pub fn chains_after_burn_in(
+/// fractional burn-in, that fraction of the group's iterations), so they all drop the same
+/// iterations. Errors: a trace that cannot be read, or a column that is not numeric.
+pub fn stored_chains(
     rd: &RunDir,
     m: &Manifest,
     cell: usize,
@@ -81,13 +112,7 @@ pub fn chains_after_burn_in(
         let df = rd.read_trace(&j.job_id)?;
         let pe = |e| polars_error(rd, &j.job_id, e);
         let it = df.column("iteration").and_then(|c| c.u64()).map_err(pe)?;
-        let keep: Vec<bool> = it.iter().map(|i| i.unwrap_or(0) > burn_in).collect();
-        let iterations = it
-            .iter()
-            .zip(&keep)
-            .filter(|(_, k)| **k)
-            .map(|(i, _)| i.unwrap_or(0))
-            .collect();
+        let iterations = it.iter().map(|i| i.unwrap_or(0)).collect();
         let mut columns = Vec::with_capacity(scalars.len());
         for scalar in scalars {
             let Ok(col) = df.column(scalar) else {
@@ -96,18 +121,13 @@ pub fn chains_after_burn_in(
             };
             let col = col.cast(&DataType::Float64).map_err(pe)?;
             let v = col.f64().map_err(pe)?;
-            columns.push(Some(
-                v.iter()
-                    .zip(&keep)
-                    .filter(|(_, k)| **k)
-                    .map(|(x, _)| x.unwrap_or(f64::NAN))
-                    .collect(),
-            ));
+            columns.push(Some(v.iter().map(|x| x.unwrap_or(f64::NAN)).collect()));
         }
         out.push(ChainDraws {
             job_id: j.job_id.clone(),
             iterations,
             columns,
+            burn_in,
         });
     }
     Ok(out)

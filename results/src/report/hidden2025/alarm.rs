@@ -27,7 +27,7 @@ use super::table2::first_dataset;
 use crate::diagnostics::diagnose;
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{Convergence, ReportError, Table, json_text, se};
-use crate::rundir::{CellRecord, Manifest, RunDir, chains_after_burn_in, find};
+use crate::rundir::{CellRecord, Manifest, RunDir, find, stored_chains};
 
 /// One Figure 10 panel: its name and (√truth, √estimate, 0) points.
 type FigSeries = (String, Vec<(f64, f64, f64)>);
@@ -76,7 +76,7 @@ fn label(data: &DiscreteData, set: &[usize]) -> String {
 }
 
 /// Each finished chain's trace columns `names` over burn_in < iteration ≤ `last` (the burn-in of
-/// [`chains_after_burn_in`], the one every table uses).
+/// [`stored_chains`], the one every table uses).
 fn chain_columns(
     rd: &RunDir,
     m: &Manifest,
@@ -86,14 +86,16 @@ fn chain_columns(
 ) -> Result<Vec<Vec<Vec<f64>>>, ReportError> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut out = Vec::new();
-    for chain in chains_after_burn_in(rd, m, c.index, 0, &refs)? {
-        let keep: Vec<bool> = chain.iterations.iter().map(|&i| i <= last).collect();
+    for chain in stored_chains(rd, m, c.index, 0, &refs)? {
+        let upto: Vec<bool> = chain.kept_iterations().iter().map(|&i| i <= last).collect();
         let mut cols = Vec::with_capacity(names.len());
-        for (name, col) in names.iter().zip(chain.columns) {
-            let v = col.ok_or_else(|| other(format!("{}: no column {name}", chain.job_id)))?;
+        for (i, name) in names.iter().enumerate() {
+            let v = chain
+                .after_burn_in(i)
+                .ok_or_else(|| other(format!("{}: no column {name}", chain.job_id)))?;
             cols.push(
                 v.into_iter()
-                    .zip(&keep)
+                    .zip(&upto)
                     .filter(|(_, k)| **k)
                     .map(|(x, _)| x)
                     .collect(),

@@ -24,8 +24,8 @@ use polars::prelude::*;
 
 use crate::diagnostics;
 use crate::report::figures::{self, TraceVar};
-use crate::report::{ReportError, Table, f64s, json_text, se};
-use crate::rundir::{CellRecord, Manifest, RunDir, chains_after_burn_in, find};
+use crate::report::{ReportError, Table, json_text, se};
+use crate::rundir::{CellRecord, Manifest, RunDir, find, stored_chains};
 
 /// Points per chain drawn in Figures 4 and 7 (every draw up to this, then every s-th; display
 /// only).
@@ -306,28 +306,30 @@ pub(super) fn edges_fit(
     c: &CellRecord,
     n_candidates: usize,
 ) -> Result<(Option<BlanketEstimate>, Vec<Trace>), ReportError> {
-    let z_names: Vec<String> = (0..n_candidates).map(|i| format!("z_{i}")).collect();
-    let z_refs: Vec<&str> = z_names.iter().map(String::as_str).collect();
+    // z_0..z_{n-1} past the burn-in for the estimate, and the log posterior of every iteration,
+    // burn-in included, for the trace figure: one read of each chain.
+    let mut names: Vec<String> = (0..n_candidates).map(|i| format!("z_{i}")).collect();
+    names.push("log_posterior".into());
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut z_chains = Vec::new();
-    for chain in chains_after_burn_in(rd, m, c.index, 0, &z_refs)? {
-        let zs: Option<Vec<Vec<f64>>> = chain.columns.into_iter().collect();
-        z_chains
-            .push(zs.ok_or_else(|| other(format!("{}: a z_i column is missing", chain.job_id)))?);
-    }
-    // The log posterior of every iteration, burn-in included: the trace figure shows both.
     let mut traces = Vec::new();
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == c.index && j.replicate == 0)
-    {
-        if !rd.chain_done(&j.job_id) {
-            continue;
-        }
-        let df = rd.read_trace(&j.job_id)?;
-        let it: Vec<u64> = df.column("iteration")?.u64()?.into_no_null_iter().collect();
-        let lp = f64s(&df, "log_posterior")?;
-        traces.push(it.into_iter().zip(lp).collect());
+    for chain in stored_chains(rd, m, c.index, 0, &refs)? {
+        let missing = |name: &str| other(format!("{}: no column {name}", chain.job_id));
+        let zs = (0..n_candidates)
+            .map(|i| chain.after_burn_in(i).ok_or_else(|| missing(&names[i])))
+            .collect::<Result<Vec<Vec<f64>>, _>>()?;
+        z_chains.push(zs);
+        let lp = chain.columns[n_candidates]
+            .as_ref()
+            .ok_or_else(|| missing("log_posterior"))?;
+        traces.push(
+            chain
+                .iterations
+                .iter()
+                .copied()
+                .zip(lp.iter().copied())
+                .collect(),
+        );
     }
     let estimate = if z_chains.is_empty() {
         None
