@@ -21,20 +21,29 @@
 //! from, if any), reports the whole checkpoint as [`Outcome::Checkpoint`] for the store, and
 //! keeps it, so a retry of the chain resumes there on any worker of the same code version.
 //! The final result's rows are joined the same way: the caller always gets whole chains.
+//!
+//! Nothing is adopted unchecked ([`rows`]): a checkpoint whose rows are not exactly those of
+//! its chain's plan up to its iteration is dropped before it is sent, and a result that is not
+//! the whole chain is a failed attempt. A resumed chain that fails (the worker refused the
+//! checkpoint, or the chain broke after it) drops its checkpoint and runs again from iteration
+//! 1, without counting an attempt: a checkpoint can cost time, never a chain.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use causeway_proto::PROTOCOL_VERSION;
+use causeway_papers::RunSpec;
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, chain_event};
+use causeway_proto::{CHECKPOINT_REFUSED, PROTOCOL_VERSION};
 use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::store::Event;
+
+mod rows;
 
 /// A connected worker.
 #[derive(Clone, Debug)]
@@ -114,6 +123,9 @@ pub enum Outcome {
         index: usize,
         checkpoint: Arc<ChainCheckpoint>,
     },
+    /// The chain's checkpoint was dropped (`why`): it runs from iteration 1. The stored one
+    /// must go too.
+    CheckpointDropped { index: usize, why: String },
     /// Any other change of the job's row: started, requeued, failed after `max_attempts`
     /// (model failures and RPC failures alike), or lost (no worker left, or stopped).
     Row(Event),
@@ -284,13 +296,28 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
         let mut job = (shared.build)(i);
         job.checkpoint_iterations = shared.opts.checkpoint_iterations.unwrap_or(0);
         job.checkpoint_seconds = shared.opts.checkpoint_seconds.unwrap_or(0.0);
-        // Resume from the chain's last checkpoint if this worker can: same code version.
-        let from = shared
+        let spec = serde_json::from_str::<RunSpec>(&job.run_json).ok();
+        // Resume from the chain's last checkpoint if this worker can (same code version) and
+        // its rows are exactly the chain's up to its iteration.
+        let mut from = shared
             .checkpoints
             .lock()
             .ok()
             .and_then(|m| m.get(&index).cloned())
             .filter(|c| c.code_version == w.code_version);
+        if let (Some(c), Some(s)) = (&from, &spec)
+            && let Some(why) = rows::checkpoint_defect(c, s)
+        {
+            drop_checkpoint(
+                &shared,
+                &out,
+                i,
+                format!("its rows do not fit the chain: {why}"),
+            )
+            .await;
+            from = None;
+        }
+        let resumed = from.is_some();
         // Written once the worker has accepted the chain (it holds a slot for it), so that
         // `running` in jobs.sqlite means running: a worker told to drain finishes such a chain.
         let started = Event::Started {
@@ -333,6 +360,7 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
             },
         )
         .await;
+        let outcome = vet(outcome, spec.as_ref(), resumed, &shared, &out, i).await;
         let (error, counted, keep_worker, retryable) = match outcome {
             Ok(result) if result.ok => {
                 // A finished chain's checkpoint is of no more use here (memory: one state per
@@ -362,6 +390,12 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
                 result.retryable,
             ),
             Err(RpcError::Draining) => ("worker is draining".to_string(), false, false, true),
+            Err(RpcError::Restart) => (
+                "its checkpoint was dropped: it runs from iteration 1".to_string(),
+                false,
+                true,
+                true,
+            ),
             Err(RpcError::Failed(e)) => (e, true, false, true),
         };
         if !keep_worker {
@@ -399,9 +433,51 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
     }
 }
 
+/// A chain's outcome as the dispatcher acts on it: a result that is not the whole chain (see
+/// [`rows`]) is a failed attempt, and a resumed chain that failed for good runs again from
+/// iteration 1, uncounted (its checkpoint was refused or led nowhere, and the chain without it
+/// is the same chain); either drops the chain's checkpoint.
+async fn vet(
+    outcome: Result<ChainResult, RpcError>,
+    spec: Option<&RunSpec>,
+    resumed: bool,
+    shared: &Shared,
+    out: &mpsc::Sender<Outcome>,
+    i: usize,
+) -> Result<ChainResult, RpcError> {
+    match (outcome, spec) {
+        (Ok(r), Some(s)) if r.ok => match rows::result_defect(&r, s) {
+            None => Ok(r),
+            Some(why) => {
+                drop_checkpoint(shared, out, i, format!("the result was not whole: {why}")).await;
+                Err(RpcError::Failed(format!("result not whole: {why}")))
+            }
+        },
+        (Ok(r), _) if resumed && !r.ok && !r.retryable => {
+            let why = r.error.strip_prefix(CHECKPOINT_REFUSED).map_or_else(
+                || format!("the chain failed after resuming from it ({})", r.error),
+                |rest| format!("the worker refused it{rest}"),
+            );
+            drop_checkpoint(shared, out, i, why).await;
+            Err(RpcError::Restart)
+        }
+        (o, _) => o,
+    }
+}
+
+/// Forget chain `index`'s checkpoint here and in the store, and say why.
+async fn drop_checkpoint(shared: &Shared, out: &mpsc::Sender<Outcome>, index: usize, why: String) {
+    if let Ok(mut m) = shared.checkpoints.lock() {
+        m.remove(&(index as u32));
+    }
+    let _ = out.send(Outcome::CheckpointDropped { index, why }).await;
+}
+
 enum RpcError {
     /// The worker refused the chain because it is draining (not counted as an attempt).
     Draining,
+    /// The chain's checkpoint was dropped; it runs again from iteration 1 (not counted).
+    Restart,
     Failed(String),
 }
 

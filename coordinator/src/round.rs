@@ -93,9 +93,28 @@ impl Round {
             .filter(|i| !checkpoints.contains_key(i))
             .collect();
         for (i, bytes) in table.ends(&want)? {
-            let (Some(Some(spec)), Ok(end)) =
-                (self.specs.get(i), ChainCheckpoint::decode(bytes.as_slice()))
-            else {
+            // A damaged end state only costs time: the chain runs from iteration 1.
+            let end = bytes.and_then(|(iteration, b)| {
+                match ChainCheckpoint::decode(b.as_slice()).map_err(|e| e.to_string())? {
+                    c if c.iteration == iteration => Ok(c),
+                    c => Err(format!(
+                        "it says iteration {} where its row says {iteration}",
+                        c.iteration
+                    )),
+                }
+            });
+            let end = match end {
+                Ok(end) => end,
+                Err(why) => {
+                    eprintln!(
+                        "warning: the end state of {} is damaged ({why}); the chain runs from \
+                         iteration 1",
+                        self.job_ids[i]
+                    );
+                    continue;
+                }
+            };
+            let Some(Some(spec)) = self.specs.get(i) else {
                 continue;
             };
             let id = &self.job_ids[i];

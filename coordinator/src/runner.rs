@@ -14,6 +14,7 @@ use anyhow::Context;
 use causeway_papers::{DataContext, Model, dataset_rng, registry};
 use causeway_proto::v1::{ChainCheckpoint, Job, Seed};
 use causeway_proto::{CODE_VERSION, PROTOCOL_VERSION};
+use causeway_results::rundir::digest::Digest;
 use causeway_results::rundir::{JobRecord, Manifest, RunDir};
 use causeway_worker::WorkerService;
 use causeway_worker::wire::matrix_to_wire;
@@ -541,13 +542,15 @@ fn reconcile(
     rd.remove_partial_files()?;
     let mut pending = {
         let stored = rd.stored_traces();
+        let digests = table.digests()?;
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
             let present = stored.contains(id.as_str());
-            // A present file is adopted only if it is a complete Parquet file; a damaged chain
-            // runs again, and says so.
+            // A present file is adopted only if it is a complete Parquet file whose bytes have
+            // the digest stored when it was written (where one was: older directories have
+            // none); a damaged chain runs again, and says so.
             present
-                && match rd.chain_defect(id) {
+                && match stored_chain_defect(rd, id, digests.get(id.as_str())) {
                     None => true,
                     Some(why) => {
                         eprintln!("warning: chain {id} is damaged and runs again: {why}");
@@ -570,6 +573,21 @@ fn reconcile(
         );
     }
     Ok((pending, checkpoints))
+}
+
+/// Why chain `id`'s stored files cannot be adopted: a frame defect, or bytes whose digest is not
+/// `digest`, the one stored with its done row.
+fn stored_chain_defect(rd: &RunDir, id: &str, digest: Option<&Digest>) -> Option<String> {
+    if let Some(why) = rd.chain_defect(id) {
+        return Some(why);
+    }
+    match (digest, rd.chain_digest(id)) {
+        (None, _) => None,
+        (Some(_), Err(e)) => Some(e.to_string()),
+        (Some(want), Ok(got)) => (got != *want).then(|| {
+            "its files' checksum differs from the one stored when they were written".to_string()
+        }),
+    }
 }
 
 /// The workers of a run and the services that stop with it.
@@ -678,10 +696,33 @@ fn stored_checkpoints(
 ) -> anyhow::Result<HashMap<usize, ChainCheckpoint>> {
     let mut out = HashMap::new();
     for (i, bytes) in table.checkpoints(pending)? {
+        let (iteration, bytes) = match bytes {
+            Ok(b) => b,
+            Err(why) => {
+                eprintln!(
+                    "warning: the checkpoint of {} is damaged ({why}); the chain starts again",
+                    jobs[i].job_id
+                );
+                continue;
+            }
+        };
         match ChainCheckpoint::decode(bytes.as_slice()) {
-            Ok(c) if c.job_id == jobs[i].job_id => {
+            Ok(c) if c.job_id == jobs[i].job_id && c.iteration == iteration => {
+                if c.code_version != CODE_VERSION {
+                    eprintln!(
+                        "warning: the checkpoint of {} was saved by code version {}: only a \
+                         worker of that version resumes from it (this build, {CODE_VERSION}, \
+                         runs the chain from iteration 1)",
+                        jobs[i].job_id, c.code_version
+                    );
+                }
                 out.insert(i, c);
             }
+            Ok(c) if c.job_id == jobs[i].job_id => eprintln!(
+                "warning: the checkpoint of {} says iteration {} where its row says \
+                 {iteration}; the chain starts again",
+                jobs[i].job_id, c.iteration
+            ),
             Ok(c) => eprintln!(
                 "warning: the checkpoint stored for {} is {}'s; the chain starts again",
                 jobs[i].job_id, c.job_id

@@ -23,7 +23,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use causeway_results::rundir::ChainTiming;
-use causeway_results::rundir::schema::{DB_FILE, JOBS_SCHEMA_SQL, TIMING_INSERT_SQL};
+use causeway_results::rundir::digest::{Digest, seal, unseal};
+use causeway_results::rundir::schema::{
+    DB_FILE, DIGEST_INSERT_SQL, JOBS_SCHEMA_SQL, TIMING_INSERT_SQL,
+};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -143,6 +146,10 @@ pub enum JobTableError {
     WriterGone,
 }
 
+/// A stored checkpoint: the iteration recorded beside it and its payload (its seal checked), or
+/// why it cannot be used.
+pub type Blob = Result<(u64, Vec<u8>), String>;
+
 /// A change to one job's row, applied by the [`Writer`].
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -154,13 +161,15 @@ pub enum Event {
         worker: String,
         resumed_from: Option<u64>,
     },
-    /// The result files are in place; `timing` is stored with the row, in one transaction, so
-    /// a done row always has its timing (results' `rundir::timing`).
+    /// The result files are in place; `timing` and the files' `digest` are stored with the
+    /// row, in one transaction, so a done row always has both (results' `rundir::timing`,
+    /// `RunDir::chain_digest`).
     Done {
         index: usize,
         attempts: u32,
         worker: String,
         timing: ChainTiming,
+        digest: Digest,
     },
     /// Given up after `attempts` (model failure or RPC failures), or its result could not be
     /// stored.
@@ -370,32 +379,57 @@ impl JobStore {
     }
 
     /// The stored checkpoint of each of `jobs` that has one: the encoded `ChainCheckpoint`, with
-    /// every row since iteration 1. A done chain's checkpoint is deleted when its result is
+    /// every row since iteration 1, or why it cannot be used (its seal is broken: damaged, or
+    /// saved by an older causeway). A done chain's checkpoint is deleted when its result is
     /// stored.
-    pub fn checkpoints(&self, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
+    pub fn checkpoints(&self, jobs: &[usize]) -> Result<HashMap<usize, Blob>, JobTableError> {
         self.blobs("checkpoints", jobs)
     }
 
     /// The end state of each of `jobs` that has one (convergence-driven runs): the
     /// encoded `ChainCheckpoint` saved after the chain's last iteration, without rows (they are
-    /// in the chain's files). Kept after the chain is done; replaced when it is extended.
-    pub fn ends(&self, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
+    /// in the chain's files), or why it cannot be used. Kept after the chain is done; replaced
+    /// when it is extended.
+    pub fn ends(&self, jobs: &[usize]) -> Result<HashMap<usize, Blob>, JobTableError> {
         self.blobs("ends", jobs)
     }
 
-    fn blobs(&self, table: &str, jobs: &[usize]) -> Result<HashMap<usize, Vec<u8>>, JobTableError> {
+    /// The digest of each done chain's files, by job id, as stored when they were written
+    /// (none for chains stored by an older causeway).
+    pub fn digests(&self) -> Result<HashMap<String, Digest>, JobTableError> {
         let mut st = self
             .conn
-            .prepare(&format!("SELECT checkpoint FROM {table} WHERE idx = ?1"))
+            .prepare("SELECT job_id, xxh3_128 FROM digests")
+            .map_err(self.sq())?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .map_err(self.sq())?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (id, bytes) = row.map_err(self.sq())?;
+            // A digest of another length is damage: an all-zero one never matches.
+            out.insert(id, bytes.as_slice().try_into().unwrap_or([0; 16]));
+        }
+        Ok(out)
+    }
+
+    fn blobs(&self, table: &str, jobs: &[usize]) -> Result<HashMap<usize, Blob>, JobTableError> {
+        let mut st = self
+            .conn
+            .prepare(&format!(
+                "SELECT iteration, checkpoint FROM {table} WHERE idx = ?1"
+            ))
             .map_err(self.sq())?;
         let mut out = HashMap::new();
         for &i in jobs {
-            let row = st
-                .query_row([i as i64], |r| r.get(0))
+            let row: Option<(i64, Vec<u8>)> = st
+                .query_row([i as i64], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()
                 .map_err(self.sq())?;
-            if let Some(row) = row {
-                out.insert(i, row);
+            if let Some((it, bytes)) = row {
+                out.insert(i, unseal(&bytes).map(|b| (it as u64, b.to_vec())));
             }
         }
         Ok(out)
@@ -466,6 +500,8 @@ enum Msg {
         bytes: Vec<u8>,
         end: bool,
     },
+    /// Delete job `index`'s checkpoint and end state.
+    Forget(usize),
     Flush(mpsc::Sender<()>),
 }
 
@@ -508,11 +544,19 @@ impl Writer {
             index,
             iteration,
             code_version: code,
-            bytes,
+            bytes: seal(&bytes),
             end,
         };
         if self.tx.send(m).is_err() {
             tracing::error!("the job table's writer has stopped; a checkpoint was not stored");
+        }
+    }
+
+    /// Queue the deletion of job `index`'s stored checkpoint and end state (never blocks): a
+    /// worker refused them, so the chain starts again from iteration 1.
+    pub fn forget_checkpoint(&self, index: usize) {
+        if self.tx.send(Msg::Forget(index)).is_err() {
+            tracing::error!("the job table's writer has stopped; a refused checkpoint stays");
         }
     }
 
@@ -665,6 +709,8 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
         )?;
         let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
         let mut timed = tx.prepare_cached(TIMING_INSERT_SQL)?;
+        let mut digested = tx.prepare_cached(DIGEST_INSERT_SQL)?;
+        let mut forget_end = tx.prepare_cached("DELETE FROM ends WHERE idx = ?1")?;
         let mut resumed = tx.prepare_cached(
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
              VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
@@ -683,10 +729,16 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                         finished.then_some(t),
                     ])?;
                     match ev {
-                        Event::Done { index, timing, .. } => {
+                        Event::Done {
+                            index,
+                            timing,
+                            digest,
+                            ..
+                        } => {
                             forget.execute([*index as i64])?;
                             let (its, secs) = timing.to_blobs();
                             timed.execute(params![*index as i64, its, secs])?;
+                            digested.execute(params![*index as i64, digest.as_slice()])?;
                         }
                         Event::Started {
                             index,
@@ -720,6 +772,10 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                         bytes,
                         t
                     ])?;
+                }
+                Msg::Forget(index) => {
+                    forget.execute([*index as i64])?;
+                    forget_end.execute([*index as i64])?;
                 }
                 Msg::Flush(_) => {}
             }

@@ -58,7 +58,7 @@ const SLOW_CHAINS: usize = 8;
 /// Two long chains (several seconds each), checkpointed every 200 iterations by the tests'
 /// `--checkpoint-iterations 200`; the uninterrupted reference saves none (the default is every
 /// 60 s), so equal files also show that checkpoints change nothing.
-const LONG_YAML: &str = r#"
+pub(crate) const LONG_YAML: &str = r#"
 name: durable_long
 model: wood2006
 seed: 13
@@ -636,6 +636,31 @@ pub(crate) fn query_f64(dir: &Path, sql: &str) -> Option<f64> {
         .flatten()
 }
 
+/// Run `yaml` into `out` with `args` and kill the coordinator with SIGKILL once each of its
+/// `chains` chains has a stored checkpoint at iteration `at` or later, before any has finished.
+pub(crate) fn kill_when_checkpointed(
+    yaml: &Path,
+    out: &Path,
+    args: &[&str],
+    at: u64,
+    chains: usize,
+) {
+    let mut first = run_cmd(yaml, out, args).spawn().expect("spawn");
+    let sql = format!("SELECT COUNT(*) FROM checkpoints WHERE iteration >= {at}");
+    wait_for(
+        "checkpoints of every chain",
+        Duration::from_secs(120),
+        || query_f64(out, &sql).is_some_and(|n| n >= chains as f64),
+    );
+    first.kill().expect("SIGKILL the coordinator");
+    let _ = first.wait();
+    assert_eq!(
+        stored_chains(out),
+        0,
+        "killed too late: a chain had finished"
+    );
+}
+
 fn unix_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -685,25 +710,7 @@ fn a_killed_coordinator_resumes_long_chains_from_their_checkpoints() {
     let out = tmp.path().join("run");
     let mut args = vec!["--local-workers", "2"];
     args.extend(CHECKPOINTS);
-    let mut first = run_cmd(&yaml, &out, &args).spawn().expect("spawn");
-    wait_for(
-        "checkpoints of both chains",
-        Duration::from_secs(60),
-        || {
-            query_f64(
-                &out,
-                "SELECT COUNT(*) FROM checkpoints WHERE iteration >= 1000",
-            )
-            .is_some_and(|n| n >= 2.0)
-        },
-    );
-    first.kill().expect("SIGKILL the coordinator");
-    let _ = first.wait();
-    assert_eq!(
-        stored_chains(&out),
-        0,
-        "killed too late: a chain had finished"
-    );
+    kill_when_checkpointed(&yaml, &out, &args, 1000, LONG_CHAINS);
 
     let second = run_cmd(&yaml, &out, &args).output().expect("rerun");
     check(&second, "resumed run");

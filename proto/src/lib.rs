@@ -1,6 +1,6 @@
 //! causeway's gRPC protocol (`proto/causeway/v1/worker.proto`), generated at build time by
 //! protox + tonic-prost-build, with no system `protoc`, and the constants both ends agree on
-//! (protocol and code version, the draining status). The conversions to the samplers' types,
+//! (protocol and code version, the draining and checkpoint-refused statuses). The conversions to the samplers' types,
 //! the token and TLS, and the process plumbing live with the processes that serve
 //! (`causeway_worker::{wire, auth, process}`).
 
@@ -19,6 +19,12 @@ pub const PROTOCOL_VERSION: u32 = 2;
 /// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
 /// coordinator requeues such a chain without counting an attempt.
 pub const DRAINING: &str = "draining";
+
+/// The start of a failed `ChainResult`'s error when the worker could not resume the chain from
+/// the checkpoint it was given (another code version, a state its sampler refuses, a malformed
+/// RNG position). A coordinator then drops the checkpoint and runs the chain from iteration 1,
+/// without counting an attempt.
+pub const CHECKPOINT_REFUSED: &str = "checkpoint refused";
 
 /// Code version reported to coordinators: crate version plus the git commit if known at build.
 pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CAUSEWAY_GIT_COMMIT"));

@@ -12,7 +12,10 @@
 //!   given (both ≥ 2), else on the standard normal; two-sided p-values, then Holm (family-wise,
 //!   the default) or Benjamini–Hochberg over every statistically tested cell of every table
 //!   ([`adjust`]). A cell regresses when its adjusted p is below `alpha`. Both se zero and the
-//!   values different is a regression (and not in the family); both values NaN agree;
+//!   values different is a regression (and not in the family); both values NaN agree. An se
+//!   that cannot weigh a difference (missing, NaN, infinite, negative, or so large that the sum
+//!   of the squares overflows) leaves the exact comparison: a value that changed beyond the
+//!   exact tolerance without a usable se on both sides is a regression, never a skip;
 //! - **p-value**: a column `…_p` is the p-value of a test the run made itself, whose null
 //!   hypothesis is that nothing is wrong (SBC's `chi_square_p` and `ecdf_p`: the ranks are
 //!   uniform). Under a correct sampler it is uniform whatever the stream, so two runs' values
@@ -258,12 +261,11 @@ pub struct StatCell {
 pub enum StatOutcome {
     /// Tested, adjusted p ≥ alpha (or both values NaN, or equal within the exact tolerance).
     Ok,
-    /// Adjusted p < alpha, both se zero and values different, one value NaN, or row missing.
+    /// Adjusted p < alpha, both se zero and values different, one value NaN, row missing, or
+    /// the value changed and an se is unusable (missing, NaN, infinite, negative, overflowing).
     Regression,
     /// The row is flagged unconverged in either run: not compared.
     Unconverged,
-    /// An se is missing, negative or NaN on a side: not compared.
-    NoSe,
 }
 
 /// The result of a statistical check: the exact part and the statistical cells.
@@ -318,7 +320,7 @@ impl StatReport {
             "{stat} cells compared statistically, {} exactly, {} unconverged (not compared), {} skipped; {} regressions; smallest adjusted p {} ({}, alpha {}{})",
             ok + bad,
             self.unconverged(),
-            skipped + self.count(StatOutcome::NoSe),
+            skipped,
             self.regressions(),
             if min_p.is_nan() {
                 "–".to_string()
@@ -374,10 +376,7 @@ impl StatReport {
             }
             s.push('\n');
         }
-        for (outcome, title) in [
-            (StatOutcome::Unconverged, "Unconverged, not compared"),
-            (StatOutcome::NoSe, "No usable se, not compared"),
-        ] {
+        for (outcome, title) in [(StatOutcome::Unconverged, "Unconverged, not compared")] {
             let list: Vec<String> = self
                 .cells
                 .iter()
@@ -477,6 +476,8 @@ fn tested_text(c: &StatCell) -> String {
         format!("{:.3} | {df} | {:.3e}", c.t, c.p_adjusted)
     } else if c.se_old == 0.0 && c.se_new == 0.0 {
         "– | – | – (both se 0, values differ)".into()
+    } else if !c.old.is_nan() && !c.new.is_nan() && !usable_se(c.se_old, c.se_new) {
+        "– | – | – (values differ, no usable se)".into()
     } else {
         "– | – | – (a value is NaN, or the row is missing)".into()
     }
@@ -721,15 +722,13 @@ fn statistical_column(
             } else {
                 StatOutcome::Regression
             };
-        } else if !(cell.se_old >= 0.0 && cell.se_new >= 0.0)
-            || cell.se_old.is_infinite()
-            || cell.se_new.is_infinite()
-        {
-            cell.outcome = StatOutcome::NoSe;
         } else if check::close(y, x, check::DEFAULT_RTOL, check::DEFAULT_ATOL) {
             // Equal within the exact check's tolerance: not a regression whatever the se (a
             // deterministic value computed in another order carries an se of rounding noise).
             cell.outcome = StatOutcome::Ok;
+        } else if !usable_se(cell.se_old, cell.se_new) {
+            // Changed, and nothing can say by how much it may: a regression (t stays NaN).
+            cell.outcome = StatOutcome::Regression;
         } else if cell.se_old == 0.0 && cell.se_new == 0.0 {
             cell.outcome = StatOutcome::Regression;
         } else {
@@ -747,6 +746,12 @@ fn statistical_column(
         }
         out.push(cell);
     }
+}
+
+/// Whether two standard errors can weigh a difference: both finite and non-negative, and the
+/// sum of their squares finite (an se of 1e160 squares to infinity and would make every t 0).
+fn usable_se(a: f64, b: f64) -> bool {
+    a >= 0.0 && b >= 0.0 && (a * a + b * b).is_finite()
 }
 
 /// For a failed exact check: how many of its differing cells belong to a column that carries

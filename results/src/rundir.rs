@@ -36,16 +36,18 @@ use causeway_papers::{ChainOutput, Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub mod digest;
 mod draws;
 mod parquet;
 pub mod schema;
 pub mod timing;
 mod until_record;
+use digest::{Digest, digest_parts};
 pub use draws::{
     ChainDraws, StoredRows, chain_draws, chain_draws_of, stored_chains, stored_rows, trace_rows,
 };
 pub use parquet::{
-    SUMMARY_KEY, footer_value, parquet_frame_defect, read_matrices, read_parquet,
+    SUMMARY_KEY, footer_value, parquet_bytes, parquet_frame_defect, read_matrices, read_parquet,
     summary_from_json, summary_to_json, write_atomic, write_csv, write_matrices, write_parquet,
     write_parquet_with,
 };
@@ -329,13 +331,16 @@ impl RunDir {
 
     /// Store one chain's deterministic output: its sampler statistics (if any), then its trace
     /// with the summary in the trace's footer ([`SUMMARY_KEY`]), each renamed into place whole:
-    /// one file per chain (two with statistics). Its timing goes to the job table with the row
-    /// that says it is done (see [`timing`]).
-    pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<(), StoreError> {
+    /// one file per chain (two with statistics). Returns the digest of the files' bytes (see
+    /// [`RunDir::chain_digest`]), which goes to the job table with the row that says the chain
+    /// is done, as does its timing (see [`timing`]).
+    pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<Digest, StoreError> {
+        let mut stats = Vec::new();
         if !out.stat_names.is_empty() {
             let path = self.sample_stats_path(job_id);
             let mut df = iteration_frame(&path, &out.iterations, &out.stat_names, &out.stats)?;
-            write_parquet(&path, &mut df)?;
+            stats = parquet_bytes(&path, &mut df, Vec::new())?;
+            write_atomic(&path, &stats)?;
         }
         let path = self.trace_path(job_id);
         let mut df = iteration_frame(&path, &out.iterations, &out.trace_names, &out.trace)?;
@@ -350,7 +355,26 @@ impl RunDir {
             });
         }
         let summary = vec![(SUMMARY_KEY.to_string(), summary_to_json(&out.summary))];
-        write_parquet_with(&path, &mut df, summary)
+        let trace = parquet_bytes(&path, &mut df, summary)?;
+        write_atomic(&path, &trace)?;
+        Ok(digest_parts(&[&trace, &stats]))
+    }
+
+    /// The digest of a stored chain's files as [`RunDir::write_chain`] computes it: its trace's
+    /// bytes, then its statistics' (empty if it has none).
+    ///
+    /// # Errors
+    /// A file that exists and cannot be read; a missing trace.
+    pub fn chain_digest(&self, job_id: &str) -> Result<Digest, StoreError> {
+        let path = self.trace_path(job_id);
+        let trace = fs::read(&path).map_err(io_err(&path))?;
+        let path = self.sample_stats_path(job_id);
+        let stats = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        Ok(digest_parts(&[&trace, &stats]))
     }
 
     /// Why a stored chain cannot be adopted, if it cannot: its trace missing, or a file of it

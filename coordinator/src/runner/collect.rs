@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use causeway_results::rundir::digest::Digest;
 use causeway_results::rundir::{ChainTiming, JobRecord, RunDir};
 use causeway_worker::wire::chain_output_from_result;
 use indicatif::ProgressBar;
@@ -37,18 +38,19 @@ pub(super) async fn store_results(
     // Results are written on blocking threads as they arrive, several at once, so the store
     // never serialises the workers; a row says done only once its files are in place, and
     // carries the chain's timing into the job table.
-    type Stored = (usize, u32, String, Result<ChainTiming, String>);
+    type Stored = (usize, u32, String, Result<(ChainTiming, Digest), String>);
     let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
     let settle =
         |writer: &store::Writer, ok: &mut usize, (index, attempts, worker, stored): Stored| {
             match stored {
-                Ok(timing) => {
+                Ok((timing, digest)) => {
                     *ok += 1;
                     writer.send(Event::Done {
                         index,
                         attempts,
                         worker,
                         timing,
+                        digest,
                     });
                 }
                 Err(e) => writer.send(Event::Failed {
@@ -83,9 +85,12 @@ pub(super) async fn store_results(
                     let job_id = result.job_id.clone();
                     let stored = chain_output_from_result(result).and_then(|out| {
                         rd2.write_chain(&job_id, &out)
-                            .map(|()| ChainTiming {
-                                iterations: out.iterations,
-                                elapsed_seconds: out.elapsed_seconds,
+                            .map(|digest| {
+                                let timing = ChainTiming {
+                                    iterations: out.iterations,
+                                    elapsed_seconds: out.elapsed_seconds,
+                                };
+                                (timing, digest)
                             })
                             .map_err(|e| e.to_string())
                     });
@@ -114,6 +119,17 @@ pub(super) async fn store_results(
                     checkpoint.encode_to_vec(),
                 )
             }
+            Outcome::CheckpointDropped { index, why } => {
+                // Printed whether or not the progress bar is drawn (a log file too).
+                bar.suspend(|| {
+                    eprintln!(
+                        "warning: the checkpoint of {} was dropped ({why}); the chain runs \
+                         from iteration 1",
+                        jobs[index].job_id
+                    )
+                });
+                writer.forget_checkpoint(index);
+            }
             Outcome::Row(ev) => {
                 if let Event::Failed {
                     index,
@@ -122,10 +138,12 @@ pub(super) async fn store_results(
                     ..
                 } = &ev
                 {
-                    bar.println(format!(
-                        "chain {} failed after {attempts} attempts: {error}",
-                        jobs[*index].job_id
-                    ));
+                    bar.suspend(|| {
+                        eprintln!(
+                            "chain {} failed after {attempts} attempts: {error}",
+                            jobs[*index].job_id
+                        )
+                    });
                     bar.inc(1);
                     eta.dropped(jobs[*index].cell);
                 }

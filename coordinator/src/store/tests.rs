@@ -23,6 +23,7 @@ fn events_are_committed_and_idempotent() {
             attempts: 1,
             worker: "a".into(),
             timing: ChainTiming::default(),
+            digest: [7; 16],
         });
     }
     w.send(Event::Failed {
@@ -76,13 +77,15 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         attempts: 1,
         worker: "a".into(),
         timing: ChainTiming::default(),
+        digest: [7; 16],
     });
     // A late checkpoint of a done chain is not kept.
     w.checkpoint(0, 30, "v1".into(), vec![3]);
     let store = w.finish().expect("finish");
     let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
     assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(got[&1], vec![2, 2]);
+    assert_eq!(got[&1], Ok((20, vec![2, 2])));
+    assert_eq!(store.digests().expect("digests")["job0"], [7; 16]);
     let resumes: (i64, i64, i64, Option<f64>) = store
         .conn
         .query_row(
@@ -96,4 +99,43 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         resumes.3.is_some(),
         "the resumed-from checkpoint's save time"
     );
+}
+
+/// A stored checkpoint is sealed: a flipped bit or a truncation in `jobs.sqlite` is reported as
+/// damage, never handed on as a checkpoint; a refused one is forgotten with its end state.
+#[test]
+fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
+    let w = store.into_writer();
+    for i in 0..3 {
+        w.checkpoint(i, 10, "v1".into(), vec![1, 2, 3, 4]);
+    }
+    w.end_state(2, 10, "v1".into(), vec![5]);
+    w.forget_checkpoint(2);
+    let store = w.finish().expect("finish");
+    store
+        .conn
+        .execute(
+            "UPDATE checkpoints SET checkpoint = CAST(substr(checkpoint, 1, length(checkpoint) - 1) \
+             || x'05' AS BLOB) WHERE idx = 0",
+            [],
+        )
+        .expect("flip the last byte");
+    store
+        .conn
+        .execute(
+            "UPDATE checkpoints SET checkpoint = CAST(substr(checkpoint, 1, 10) AS BLOB) \
+             WHERE idx = 1",
+            [],
+        )
+        .expect("truncate");
+    let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[&0].as_ref().is_err_and(|e| e.contains("checksum")),
+        "{got:?}"
+    );
+    assert!(got[&1].is_err(), "{got:?}");
+    assert!(store.ends(&[2]).expect("ends").is_empty());
 }

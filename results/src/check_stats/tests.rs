@@ -119,6 +119,37 @@ fn within_the_error_passes_far_outside_regresses_and_unconverged_is_counted() {
     assert!(hint.starts_with("3 of the 5 differing cells"), "{hint}");
 }
 
+/// An se that cannot weigh a difference (NaN, missing, negative, infinite, or so large that its
+/// square overflows) never hides a changed value: the cell is a regression. Unchanged values
+/// still pass, whatever their se.
+#[test]
+fn a_changed_value_without_a_usable_se_is_a_regression() {
+    let cols = ["x", "mean", "mean_se"];
+    let old = table(&cols, &[&["1", "6.06", "0.1"]]);
+    let m = |t: &TextTable| BTreeMap::from([("t".to_string(), t.clone())]);
+    for se in ["NaN", "", "-0.1", "inf", "1e160"] {
+        let mut new = old.clone();
+        new.rows[0][2] = se.into();
+        let r = compare_tables_statistical(&m(&new), &m(&old), opts());
+        assert!(r.passed(), "se {se}, value unchanged: {}", r.to_markdown());
+        new.rows[0][1] = "999".into();
+        let r = compare_tables_statistical(&m(&new), &m(&old), opts());
+        assert_eq!(r.regressions(), 1, "se {se}: {}", r.to_markdown());
+        assert!(
+            r.to_markdown().contains("no usable se"),
+            "{}",
+            r.to_markdown()
+        );
+    }
+    // Every se NaN on both sides and every value changed: every cell regresses.
+    let mut old2 = old.clone();
+    old2.rows[0][2] = "NaN".into();
+    let mut new2 = old2.clone();
+    new2.rows[0][1] = "7".into();
+    let r = compare_tables_statistical(&m(&new2), &m(&old2), opts());
+    assert!(!r.passed(), "{}", r.to_markdown());
+}
+
 /// A deterministic estimate computed in another order (paper 003's R = 1 evidence, exact up to
 /// rounding) carries an se of rounding noise, ~1e-14: values that agree within the exact check's
 /// tolerance are equal, not a regression, however many of those se apart they are.

@@ -86,6 +86,15 @@ pub fn write_parquet_with(
     df: &mut DataFrame,
     metadata: Vec<(String, String)>,
 ) -> Result<(), StoreError> {
+    write_atomic(path, &parquet_bytes(path, df, metadata)?)
+}
+
+/// The bytes [`write_parquet_with`] writes to `path` (named in errors only).
+pub fn parquet_bytes(
+    path: &Path,
+    df: &mut DataFrame,
+    metadata: Vec<(String, String)>,
+) -> Result<Vec<u8>, StoreError> {
     let mut buf = Vec::new();
     if df.height() * df.width() >= COMPRESS_FROM_VALUES {
         let kv = (!metadata.is_empty()).then(|| KeyValueMetadata::from_static(metadata));
@@ -98,7 +107,7 @@ pub fn write_parquet_with(
     } else {
         small_parquet(&mut buf, df, metadata).map_err(pl_err(path))?;
     }
-    write_atomic(path, &buf)
+    Ok(buf)
 }
 
 /// The value of footer key `key` in the Parquet file at `path` (`None` if the footer has no

@@ -10,6 +10,10 @@
 //! - `resumes`: every resumption of a chain from a checkpoint.
 //! - `timing`: a done chain's wall-clock timing (little-endian u64 iterations and f64 seconds),
 //!   written in the transaction that marks its row done ([`TIMING_INSERT_SQL`]).
+//! - `digests`: a done chain's files' digest (`rundir::RunDir::chain_digest`), written in the
+//!   same transaction ([`DIGEST_INSERT_SQL`]); a resume adopts stored files only if they still
+//!   have it. Older run directories have no rows: their files are checked by frame only.
+//! - Checkpoint blobs are sealed (`rundir::digest::seal`): a damaged one is never adopted.
 
 /// The file name under the run directory.
 pub const DB_FILE: &str = "jobs.sqlite";
@@ -48,6 +52,10 @@ CREATE TABLE IF NOT EXISTS resumes (
     checkpoint_saved REAL,
     started REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS digests (
+    job_id TEXT PRIMARY KEY,
+    xxh3_128 BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS timing (
     job_id TEXT PRIMARY KEY,
     iterations BLOB NOT NULL,
@@ -58,3 +66,8 @@ CREATE TABLE IF NOT EXISTS timing (
 /// transaction that marks the row done.
 pub const TIMING_INSERT_SQL: &str = "INSERT OR REPLACE INTO timing (job_id, iterations, \
      elapsed_seconds) SELECT job_id, ?2, ?3 FROM jobs WHERE idx = ?1";
+
+/// Store (or replace) the files' digest of the job in row `idx` of table `jobs`; call it in the
+/// transaction that marks the row done.
+pub const DIGEST_INSERT_SQL: &str = "INSERT OR REPLACE INTO digests (job_id, xxh3_128) \
+     SELECT job_id, ?2 FROM jobs WHERE idx = ?1";

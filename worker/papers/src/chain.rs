@@ -26,6 +26,10 @@ pub enum SamplerError {
     /// The parameters or dataset do not fit this sampler (should have been caught by validation).
     #[error("invalid input: {0}")]
     Input(String),
+    /// The checkpoint to resume from does not fit this chain: past its end, or a state the
+    /// sampler cannot restore. Running the chain from iteration 1 instead gives the same draws.
+    #[error("bad checkpoint: {0}")]
+    Checkpoint(String),
     /// The chain was stopped from outside (its cancel flag was set) before it finished.
     #[error("cancelled at iteration {0}")]
     Cancelled(u64),
@@ -261,7 +265,7 @@ pub fn run_chain_cancellable(
 ///
 /// A sampler whose [`Sampler::save_state`] is `None` is never checkpointed. Errors: those of
 /// [`run_chain`]; a resume point past `spec.iterations` or a state the sampler refuses
-/// ([`SamplerError::InvalidState`]); an error of `ctl.on_checkpoint`.
+/// ([`SamplerError::Checkpoint`]); an error of `ctl.on_checkpoint`.
 pub fn drive_chain(
     sampler: &mut dyn Sampler,
     spec: &RunSpec,
@@ -293,12 +297,14 @@ pub fn drive_chain(
         None => (1, 0.0),
         Some(r) => {
             if r.iteration > spec.iterations {
-                return Err(SamplerError::InvalidState(format!(
+                return Err(SamplerError::Checkpoint(format!(
                     "checkpoint at iteration {} of a {}-iteration chain",
                     r.iteration, spec.iterations
                 )));
             }
-            sampler.restore_state(r.sampler_state)?;
+            sampler
+                .restore_state(r.sampler_state)
+                .map_err(|e| SamplerError::Checkpoint(e.to_string()))?;
             rng.set_word_pos(r.rng_word_pos);
             (r.iteration + 1, r.elapsed_offset)
         }

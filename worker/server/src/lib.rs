@@ -32,7 +32,7 @@ use causeway_proto::v1::{
     ChainCheckpoint, ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress,
     RegisterRequest, chain_event,
 };
-use causeway_proto::{CODE_VERSION, DRAINING};
+use causeway_proto::{CHECKPOINT_REFUSED, CODE_VERSION, DRAINING};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -185,16 +185,16 @@ pub fn execute_cancellable(
     let Some(seed) = job.seed else {
         return failed("job has no seed".into(), false);
     };
+    // A checkpoint this worker cannot resume from is refused as such: the coordinator drops it
+    // and runs the chain from iteration 1.
+    let refused = |why: String| failed(format!("{CHECKPOINT_REFUSED}: {why}"), false);
     let resume = match &job.resume {
         None => None,
         Some(c) if c.code_version != CODE_VERSION => {
-            return failed(
-                format!(
-                    "checkpoint saved by code version {}, this worker is {CODE_VERSION}",
-                    c.code_version
-                ),
-                false,
-            );
+            return refused(format!(
+                "saved by code version {}, this worker is {CODE_VERSION}",
+                c.code_version
+            ));
         }
         Some(c) => match rng_word_pos(c) {
             Ok(pos) => Some(Resume {
@@ -203,7 +203,7 @@ pub fn execute_cancellable(
                 rng_word_pos: pos,
                 elapsed_offset: c.elapsed_seconds.last().copied().unwrap_or(0.0),
             }),
-            Err(e) => return failed(e, false),
+            Err(e) => return refused(e),
         },
     };
     let mut rng = chain_rng(seed.base_seed, seed.cell, seed.replicate, seed.chain);
@@ -231,6 +231,7 @@ pub fn execute_cancellable(
     }));
     match outcome {
         Ok(Ok(out)) => chain_result_from_output(&job.job_id, worker_id, out),
+        Ok(Err(SamplerError::Checkpoint(why))) => refused(why),
         Ok(Err(e)) => failed(e.to_string(), matches!(e, SamplerError::Cancelled(_))),
         Err(panic) => {
             let msg = panic
