@@ -18,13 +18,14 @@
 //! ```
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use causeway_results::check::{self, CheckReport};
-use causeway_results::check_stats::{self, Correction, StatOptions};
+use causeway_results::check_stats::StatOptions;
 use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::check_cmd::{CheckArgs, CorrectionArg, Verdict, check};
 
 use crate::dispatch::{DEFAULT_CHECKPOINT_SECONDS, DispatchOptions};
 use crate::experiment::{self, ProfileName};
@@ -157,7 +158,7 @@ enum Command {
         junit: Option<PathBuf>,
         /// List the cells whose `z_paper` (distance to the paper's value in standard errors)
         /// exceeds 3 in absolute value; exit 1 if any does.
-        #[arg(long, conflicts_with_all = ["baseline", "statistical"])]
+        #[arg(long, conflicts_with_all = ["baseline", "statistical", "rtol", "atol", "alpha", "correction", "strict"])]
         against_paper: bool,
     },
     /// Progress of a run, also while it runs: chains by state, failures and their reasons,
@@ -276,6 +277,25 @@ pub fn render_error(e: &anyhow::Error) -> String {
     out
 }
 
+/// `causeway check`'s exit: 0 passed, 1 a regression, 2 the check could not run (the error on
+/// stderr), so a script tells a failure to run from a regression.
+fn check_exit(v: anyhow::Result<Verdict>) -> anyhow::Result<ExitCode> {
+    match v {
+        Ok(v) => {
+            emit(&v.text)?;
+            Ok(if v.passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Err(e) => {
+            eprintln!("error: {}", render_error(&e));
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -346,23 +366,21 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             strict,
             junit,
             against_paper,
-        } => match baseline {
-            _ if against_paper => against_paper_command(&run_dir),
-            Some(baseline) if statistical => check_statistical_command(
-                &run_dir,
-                &baseline,
-                StatOptions {
-                    alpha,
-                    correction: correction.into(),
-                    strict,
-                    rtol,
-                    atol,
-                },
-                junit.as_deref(),
-            ),
-            Some(baseline) => check_command(&run_dir, &baseline, rtol, atol, junit.as_deref()),
-            None => anyhow::bail!("causeway check: give --baseline or --against-paper"),
-        },
+        } => check_exit(check(CheckArgs {
+            run_dir,
+            baseline,
+            rtol,
+            atol,
+            statistical: statistical.then(|| StatOptions {
+                alpha,
+                correction: correction.into(),
+                strict,
+                rtol,
+                atol,
+            }),
+            junit,
+            against_paper,
+        })),
         Command::Status { run_dir } => {
             let s = status::status(&run_dir)?;
             emit(&status::render_status(&s))?;
@@ -579,219 +597,4 @@ fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
         )
     }
     Ok(Duration::from_secs_f64(v))
-}
-
-/// `causeway check RUN_DIR --baseline FILE`: the nightly regression check of a run's tables.
-/// Compare `run_dir` with `baseline` (a run directory, an experiment YAML with `checks:`, or a
-/// CSV `table,row,column,expected,tolerance`), print the Markdown diff table, and return exit
-/// code 1 on a regression, 0 otherwise.
-///
-/// On a failure against a run directory, say how many differing cells carry an `_se` and
-/// suggest `--statistical`; `--junit FILE` writes one test case per table.
-fn check_command(
-    run_dir: &Path,
-    baseline: &Path,
-    rtol: f64,
-    atol: f64,
-    junit: Option<&Path>,
-) -> anyhow::Result<ExitCode> {
-    let report = check_compare(run_dir, baseline, rtol, atol)?;
-    let hint = if !report.passed() && baseline.is_dir() {
-        check_stats::se_hint(
-            &report,
-            &check::read_run_tables(run_dir)?,
-            &check::read_run_tables(baseline)?,
-        )
-    } else {
-        String::new()
-    };
-    emit(&format!(
-        "# causeway check {} against {}\n\n{}{}",
-        run_dir.display(),
-        baseline.display(),
-        report.to_markdown(false),
-        if hint.is_empty() {
-            String::new()
-        } else {
-            format!("\n{hint}")
-        }
-    ))?;
-    let passed = report.passed();
-    if let Some(path) = junit {
-        // The exact report as a statistical one without statistical cells: the same XML.
-        let as_stat = check_stats::StatReport {
-            exact: report,
-            cells: Vec::new(),
-            options: StatOptions {
-                alpha: check_stats::DEFAULT_ALPHA,
-                correction: Correction::Holm,
-                strict: false,
-                rtol,
-                atol,
-            },
-        };
-        write_junit(path, &as_stat.to_junit())?;
-    }
-    Ok(if passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-fn write_junit(path: &Path, xml: &str) -> anyhow::Result<()> {
-    std::fs::write(path, xml)
-        .map_err(|e| anyhow::anyhow!("--junit {}: cannot write: {e}", path.display()))
-}
-
-/// `--correction` of `causeway check --statistical`.
-#[derive(Copy, Clone, Debug, ValueEnum)]
-pub enum CorrectionArg {
-    /// Holm step-down (family-wise error rate).
-    Holm,
-    /// Benjamini–Hochberg step-up (false discovery rate).
-    Bh,
-}
-
-impl From<CorrectionArg> for Correction {
-    fn from(c: CorrectionArg) -> Self {
-        match c {
-            CorrectionArg::Holm => Correction::Holm,
-            CorrectionArg::Bh => Correction::Bh,
-        }
-    }
-}
-
-/// `causeway check RUN_DIR --baseline RUN_DIR --statistical`: see
-/// `causeway_results::check_stats`. Prints the Markdown report (ending with the one-line
-/// summary); exit 1 on a regression (or, with `--strict`, an unconverged cell).
-fn check_statistical_command(
-    run_dir: &Path,
-    baseline: &Path,
-    options: StatOptions,
-    junit: Option<&Path>,
-) -> anyhow::Result<ExitCode> {
-    let report = check_statistical(run_dir, baseline, options)?;
-    emit(&format!(
-        "# causeway check {} against {} (statistical)\n\n{}",
-        run_dir.display(),
-        baseline.display(),
-        report.to_markdown()
-    ))?;
-    if let Some(path) = junit {
-        write_junit(path, &report.to_junit())?;
-    }
-    Ok(if report.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-/// The comparison behind `causeway check --statistical` (a baseline run directory only).
-/// Errors: a bad alpha, a baseline that is not a directory, unreadable tables, or nothing
-/// compared.
-pub fn check_statistical(
-    run_dir: &Path,
-    baseline: &Path,
-    options: StatOptions,
-) -> anyhow::Result<check_stats::StatReport> {
-    if !(options.alpha > 0.0 && options.alpha < 1.0) {
-        anyhow::bail!("--alpha {}: must lie in (0, 1)", options.alpha);
-    }
-    if !baseline.is_dir() {
-        anyhow::bail!(
-            "--statistical compares two run directories; --baseline {} is not one",
-            baseline.display()
-        );
-    }
-    let report = check_stats::compare_runs_statistical(run_dir, baseline, options)?;
-    if report.compared() == 0 && report.unconverged() == 0 {
-        anyhow::bail!(
-            "{} compared nothing with {}: the baseline has no table rows",
-            run_dir.display(),
-            baseline.display()
-        );
-    }
-    Ok(report)
-}
-
-/// `causeway check RUN_DIR --against-paper`: the cells beyond |z_paper| > 3 (exit 1 if any);
-/// an error when no table has a `z_paper` value.
-fn against_paper_command(run_dir: &Path) -> anyhow::Result<ExitCode> {
-    let tables = check::read_run_tables(run_dir)?;
-    let (md, tested, beyond) = check_stats::against_paper(&tables, 3.0);
-    emit(&format!(
-        "# causeway check {} against the papers\n\n{md}",
-        run_dir.display()
-    ))?;
-    // A check that compared nothing proves nothing (as against a baseline).
-    if tested == 0 {
-        anyhow::bail!(
-            "{}: no table has a `z_paper` value: nothing compared with the papers",
-            run_dir.display()
-        );
-    }
-    Ok(if beyond == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-/// The comparison behind `causeway check` (the comparison itself is `causeway_results::check`).
-pub fn check_compare(
-    run_dir: &Path,
-    baseline: &Path,
-    rtol: f64,
-    atol: f64,
-) -> anyhow::Result<CheckReport> {
-    for (flag, v) in [("--rtol", rtol), ("--atol", atol)] {
-        if !(v.is_finite() && v >= 0.0) {
-            anyhow::bail!("{flag} {v}: a tolerance must be a finite number ≥ 0");
-        }
-    }
-    let report = check_compare_inner(run_dir, baseline, rtol, atol)?;
-    // A check that compared nothing proves nothing: an empty or header-only baseline, or a
-    // checks file without entries, is an error, not a pass.
-    let (ok, bad, _) = report.counts();
-    if ok + bad == 0 {
-        anyhow::bail!(
-            "{} compared nothing with {}: the baseline has no table rows or checks",
-            run_dir.display(),
-            baseline.display()
-        );
-    }
-    Ok(report)
-}
-
-fn check_compare_inner(
-    run_dir: &Path,
-    baseline: &Path,
-    rtol: f64,
-    atol: f64,
-) -> anyhow::Result<CheckReport> {
-    if baseline.is_dir() {
-        return Ok(check::compare_runs(run_dir, baseline, rtol, atol)?);
-    }
-    let ext = baseline
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let expected = match ext.as_str() {
-        "yaml" | "yml" => {
-            let plan = experiment::load(baseline, ProfileName::Quick, None)?;
-            if plan.checks.is_empty() {
-                anyhow::bail!("{}: has no `checks:` entries", baseline.display());
-            }
-            plan.checks
-        }
-        "csv" => check::expectations_from_csv(baseline)?,
-        _ => anyhow::bail!(
-            "--baseline {}: expected a run directory, an experiment .yaml or a .csv",
-            baseline.display()
-        ),
-    };
-    Ok(check::check_expected(run_dir, &expected)?)
 }

@@ -5,6 +5,7 @@
 //! back with a durable job table ([`store`]) and builds the papers' tables ([`runner`]). The
 //! `causeway` binary ([`cli`]) is a thin layer over these.
 
+pub mod check_cmd;
 pub mod cli;
 pub mod converge;
 pub mod dispatch;

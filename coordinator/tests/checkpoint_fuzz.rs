@@ -18,7 +18,9 @@ use causeway_proto::v1::ChainCheckpoint;
 use causeway_results::rundir::digest::{seal, unseal};
 use prost::Message;
 
-use crate::durability::{LONG_YAML, check, kill_when_checkpointed, run_cmd, write_yaml};
+use crate::durability::{
+    LONG_YAML, check, copy_dir, kill_when_checkpointed, run_cmd, trace_files, write_yaml,
+};
 
 /// The durability tests' two long chains, made longer (about a second each in a debug build),
 /// checkpointed every 200 iterations by the tests' flags; the reference run saves none.
@@ -59,18 +61,6 @@ fn fixtures() -> &'static (PathBuf, PathBuf) {
         (tmp, reference, killed)
     });
     Box::leak(Box::new((reference.clone(), killed.clone())))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir").flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().expect("file type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// The files a run must reproduce exactly: chains, datasets, tables.
@@ -251,13 +241,7 @@ fn a_damaged_stored_chain_is_found_by_its_digest_and_run_again() {
     for trial in 0..4 {
         let dir = tmp.path().join(format!("trial{trial}"));
         copy_dir(reference, &dir);
-        let mut traces: Vec<PathBuf> = std::fs::read_dir(dir.join("chains"))
-            .expect("chains")
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.to_string_lossy().ends_with(".trace.parquet"))
-            .collect();
-        traces.sort();
+        let traces = trace_files(&dir);
         let path = &traces[rng.below(traces.len())];
         let mut bytes = std::fs::read(path).expect("read");
         // Inside the data pages: past the 4-byte magic, before the footer.

@@ -4,6 +4,7 @@
 // Tests may unwrap (clippy.toml allows it inside #[test] functions; this covers their helpers).
 #![allow(clippy::unwrap_used)]
 
+mod check_cli;
 mod checkpoint_fuzz;
 mod cli;
 mod cli_security;

@@ -15,7 +15,7 @@ pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_causeway");
 const CHAINS: usize = 24;
 
 /// A fig3-style grid: 3 cells × 2 replicates × 4 chains, each chain a fraction of a second.
-const YAML: &str = r#"
+pub(crate) const YAML: &str = r#"
 name: durable
 model: wood2006
 seed: 11
@@ -659,6 +659,31 @@ pub(crate) fn kill_when_checkpointed(
         0,
         "killed too late: a chain had finished"
     );
+}
+
+/// Copy a run directory (or any tree of plain files).
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir").flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A run directory's stored traces, sorted.
+pub(crate) fn trace_files(dir: &Path) -> Vec<PathBuf> {
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir.join("chains"))
+        .expect("chains")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".trace.parquet"))
+        .collect();
+    traces.sort();
+    traces
 }
 
 fn unix_now() -> f64 {

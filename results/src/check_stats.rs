@@ -403,6 +403,11 @@ impl StatReport {
     /// JUnit XML: one test case per table, failed when the table has a regression (or, with
     /// `strict`, an unconverged cell); the failure lists the cells.
     pub fn to_junit(&self) -> String {
+        junit_xml(&self.failures_by_table(), &self.summary())
+    }
+
+    /// Per table (every table compared), its failing cells as text.
+    fn failures_by_table(&self) -> BTreeMap<&str, Vec<String>> {
         let mut per: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for r in &self.exact.rows {
             let e = per.entry(r.table.as_str()).or_default();
@@ -436,31 +441,24 @@ impl StatReport {
                 ));
             }
         }
-        let failures = per.values().filter(|v| !v.is_empty()).count();
-        let mut s = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"causeway check\" tests=\"{}\" failures=\"{failures}\">\n",
-            per.len()
-        );
-        for (table, fails) in &per {
-            let _ = write!(
-                s,
-                "  <testcase classname=\"causeway.check\" name=\"{}\"",
-                xml(table)
-            );
-            if fails.is_empty() {
-                s.push_str("/>\n");
-            } else {
-                let _ = writeln!(
-                    s,
-                    ">\n    <failure message=\"{} failing cells\">{}</failure>\n  </testcase>",
-                    fails.len(),
-                    xml(&fails.join("\n"))
-                );
-            }
+        per
+    }
+
+    /// [`StatReport::to_junit`] with more test cases (`name`, failures), e.g. a run that is
+    /// incomplete.
+    pub fn to_junit_with(&self, extra: &[(String, Vec<String>)]) -> String {
+        if extra.is_empty() {
+            return self.to_junit();
         }
-        let _ = writeln!(s, "  <system-out>{}</system-out>", xml(&self.summary()));
-        s.push_str("</testsuite>\n");
-        s
+        let mut per: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for (name, fails) in extra {
+            per.insert(name, fails.clone());
+        }
+        // Merge with the tables' own cases: rebuild them through `to_junit`'s grouping.
+        for (name, fails) in self.failures_by_table() {
+            per.entry(name).or_default().extend(fails);
+        }
+        junit_xml(&per, &self.summary())
     }
 }
 
@@ -481,13 +479,6 @@ fn tested_text(c: &StatCell) -> String {
     } else {
         "– | – | – (a value is NaN, or the row is missing)".into()
     }
-}
-
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 fn number(s: Option<&String>) -> f64 {
@@ -781,7 +772,9 @@ pub fn se_hint(
 }
 
 mod against_paper;
-pub use against_paper::against_paper;
+mod junit;
+pub use against_paper::{PaperCheck, against_paper};
+pub use junit::junit_xml;
 
 #[cfg(test)]
 mod tests;

@@ -36,12 +36,14 @@ use causeway_papers::{ChainOutput, Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+mod completeness;
 pub mod digest;
 mod draws;
 mod parquet;
 pub mod schema;
 pub mod timing;
 mod until_record;
+pub use completeness::{MissingChains, missing_summary};
 use digest::{Digest, digest_parts};
 pub use draws::{
     ChainDraws, StoredRows, chain_draws, chain_draws_of, stored_chains, stored_rows, trace_rows,

@@ -6,16 +6,29 @@ use std::fmt::Write as _;
 use super::number;
 use crate::check::{TextTable, md};
 
+/// The outcome of [`against_paper`].
+#[derive(Debug, Clone, Default)]
+pub struct PaperCheck {
+    /// The cells beyond, as a Markdown table, and the counts.
+    pub markdown: String,
+    /// Cells with a `z_paper` value.
+    pub tested: usize,
+    /// Cells with |z| > `z_max`.
+    pub beyond: usize,
+    /// Every table with a `z_paper` column and its cells beyond, as text.
+    pub per_table: Vec<(String, Vec<String>)>,
+}
+
 /// `causeway check RUN --against-paper`: every table with a `z_paper` column (the cell's
 /// distance to the paper's value in the combined standard errors, see the README) lists its
 /// rows with |z| > `z_max`; tables that show a paper value without its uncertainty (a column
-/// whose name starts with `paper` and no `z_paper`) are named as such. Returns the Markdown, the
-/// number of cells with a `z_paper` value, and the number beyond `z_max`.
-pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> (String, usize, usize) {
+/// whose name starts with `paper` and no `z_paper`) are named as such.
+pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> PaperCheck {
     let mut s = String::new();
     let mut tested = 0usize;
     let mut beyond = 0usize;
     let mut silent = Vec::new();
+    let mut per_table = Vec::new();
     for (name, t) in tables {
         let z_cols: Vec<usize> = (0..t.columns.len())
             .filter(|&i| t.columns[i].starts_with("z_paper"))
@@ -26,6 +39,7 @@ pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> (Strin
             }
             continue;
         }
+        let mut fails = Vec::new();
         for ri in 0..t.rows.len() {
             for &zi in &z_cols {
                 let z = number(t.rows[ri].get(zi));
@@ -39,6 +53,11 @@ pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> (Strin
                     }
                     beyond += 1;
                     let row = t.rows[ri].first().cloned().unwrap_or_default();
+                    fails.push(format!(
+                        "{row} (row {}) / {}: z {z:.2}",
+                        ri + 1,
+                        t.columns[zi]
+                    ));
                     let _ = writeln!(
                         s,
                         "| {} | {} (row {}) | {} | {z:.2} |",
@@ -50,6 +69,7 @@ pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> (Strin
                 }
             }
         }
+        per_table.push((name.clone(), fails));
     }
     if !silent.is_empty() {
         let _ = writeln!(
@@ -62,5 +82,10 @@ pub fn against_paper(tables: &BTreeMap<String, TextTable>, z_max: f64) -> (Strin
         s,
         "\n{tested} cells with a paper value and its uncertainty; {beyond} beyond |z| > {z_max}."
     );
-    (s, tested, beyond)
+    PaperCheck {
+        markdown: s,
+        tested,
+        beyond,
+        per_table,
+    }
 }

@@ -177,8 +177,16 @@ fn against_paper_lists_cells_beyond_three() {
     );
     let u = table(&["x", "paper"], &[&["a", "1"]]);
     let tables = BTreeMap::from([("t".to_string(), t), ("u".to_string(), u)]);
-    let (s, tested, n) = against_paper(&tables, 3.0);
-    assert_eq!((tested, n), (2, 1), "{s}");
+    let r = against_paper(&tables, 3.0);
+    let s = r.markdown;
+    assert_eq!((r.tested, r.beyond), (2, 1), "{s}");
+    assert_eq!(
+        r.per_table,
+        vec![(
+            "t".to_string(),
+            vec!["b (row 2) / z_paper: z 4.20".to_string()]
+        )]
+    );
     assert!(s.contains("| t | b (row 2) | z_paper | 4.20 |"), "{s}");
     assert!(s.contains("no uncertainty for the values in: u"), "{s}");
 }

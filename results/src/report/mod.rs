@@ -13,7 +13,9 @@ use causeway_papers::Matrix;
 use polars::prelude::*;
 
 use crate::diagnostics;
-use crate::rundir::{Manifest, RunDir, StoreError, chain_draws, write_atomic, write_csv};
+use crate::rundir::{
+    Manifest, RunDir, StoreError, chain_draws, missing_summary, write_atomic, write_csv,
+};
 
 pub mod cost;
 pub mod dallaire2014;
@@ -60,13 +62,30 @@ pub struct CellConvergence {
     /// Some replicate had more than one chain and an R-hat of NaN: no chain moved (every draw
     /// of every chain equal), so nothing shows that they agree.
     pub stuck: bool,
+    /// `(stored, planned)` chains when the cell has fewer stored chains than its plan (a
+    /// killed run, failed chains): its figures come from the chains that exist.
+    pub incomplete: Option<(u64, u64)>,
 }
 
 impl CellConvergence {
+    /// No figures yet (NaN), nothing flagged.
+    pub fn unknown() -> Self {
+        CellConvergence {
+            rhat: f64::NAN,
+            ess_bulk: f64::NAN,
+            ess_tail: f64::NAN,
+            stuck: false,
+            incomplete: None,
+        }
+    }
+
     /// R-hat > 1.01, bulk ESS < 400, or [`CellConvergence::stuck`]. A NaN R-hat of a single
     /// chain is not flagged on R-hat alone (one chain has no between-chain variance).
     pub fn flagged(&self) -> bool {
-        self.rhat > RHAT_MAX || self.ess_bulk < ESS_BULK_MIN || self.stuck
+        self.rhat > RHAT_MAX
+            || self.ess_bulk < ESS_BULK_MIN
+            || self.stuck
+            || self.incomplete.is_some()
     }
 
     /// Fold one replicate's chains (M chains of draws, cut to the shortest) into the worst
@@ -86,7 +105,9 @@ impl CellConvergence {
 
     /// Why the scalar is flagged, for the summary (empty when it is not).
     pub fn reason(&self) -> String {
-        if self.stuck {
+        if let Some((stored, planned)) = self.incomplete {
+            format!("{stored} of {planned} chains stored")
+        } else if self.stuck {
             "R-hat NaN: no chain moved".into()
         } else if self.flagged() {
             format!("R-hat {:.3}, ESS bulk {:.0}", self.rhat, self.ess_bulk)
@@ -271,6 +292,17 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}{chain_seed}.\n\n",
         m.name, m.description, m.profile, m.code_version, m.base_seed
     );
+    if let Some(line) = missing_summary(&rd.missing_chains(&m)) {
+        // Every table below averages the chains that exist: say so on each, and first here.
+        report.push_str(&format!(
+            "**Incomplete run: {line}.** Every table below is built from the chains that exist; \
+             the cells concerned read `⚠ k of n chains` where a table has a `converged` column. \
+             Rerun the same command to finish it.\n\n"
+        ));
+        for t in &mut tables {
+            t.notes.push(format!("Incomplete run: {line}."));
+        }
+    }
     if let Some(d) = &m.defect {
         report.push_str(&format!(
             "**Every chain ran the deliberately broken kernel `{d}`** (`CAUSEWAY_DEFECT`): a power \
@@ -339,6 +371,11 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
         .map(|j| j.replicate)
         .max()
         .map_or(0, |r| r + 1);
+    let incomplete: BTreeMap<usize, (u64, u64)> = rd
+        .missing_chains(m)
+        .into_iter()
+        .map(|x| (x.cell, (x.stored, x.planned)))
+        .collect();
     // Cells are independent: spread over the cores (trace reads and diagnostics); the map is
     // keyed by cell index, so the result does not depend on the order they finish in.
     let rows = par_map(
@@ -347,10 +384,8 @@ pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError
             let mut row = Vec::new();
             for s in &m.monitor {
                 let mut worst = CellConvergence {
-                    rhat: f64::NAN,
-                    ess_bulk: f64::NAN,
-                    ess_tail: f64::NAN,
-                    stuck: false,
+                    incomplete: incomplete.get(&c.index).copied(),
+                    ..CellConvergence::unknown()
                 };
                 for r in 0..reps {
                     let draws = chain_draws(rd, m, c.index, r, s)?;
@@ -473,16 +508,16 @@ pub fn append_convergence(
         cols.push(Series::new(format!("ess_bulk({s})").into(), f(|x| x.ess_bulk)).into());
         cols.push(Series::new(format!("ess_tail({s})").into(), f(|x| x.ess_tail)).into());
     }
-    let flags: Vec<&str> = cells
+    let flags: Vec<String> = cells
         .iter()
         .map(|c| {
-            if conv
-                .get(c)
-                .is_some_and(|v| v.iter().any(|(_, x)| x.flagged()))
-            {
-                "⚠"
+            let v = conv.get(c).map(Vec::as_slice).unwrap_or_default();
+            if let Some((s, p)) = v.iter().find_map(|(_, x)| x.incomplete) {
+                format!("⚠ {s} of {p} chains")
+            } else if v.iter().any(|(_, x)| x.flagged()) {
+                "⚠".into()
             } else {
-                "ok"
+                "ok".into()
             }
         })
         .collect();
@@ -677,12 +712,7 @@ mod tests {
     use super::*;
 
     fn fresh() -> CellConvergence {
-        CellConvergence {
-            rhat: f64::NAN,
-            ess_bulk: f64::NAN,
-            ess_tail: f64::NAN,
-            stuck: false,
-        }
+        CellConvergence::unknown()
     }
 
     /// chains that all sat still have a NaN R-hat, which used to read `ok`.

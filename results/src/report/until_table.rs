@@ -132,12 +132,7 @@ pub fn group_diagnostics(
     replicate: u64,
 ) -> Result<CellConvergence, ReportError> {
     let scalars: Vec<&str> = m.monitor.iter().map(String::as_str).collect();
-    let mut worst = CellConvergence {
-        rhat: f64::NAN,
-        ess_bulk: f64::NAN,
-        ess_tail: f64::NAN,
-        stuck: false,
-    };
+    let mut worst = CellConvergence::unknown();
     for chains in chain_draws_of(rd, m, cell, replicate, &scalars)? {
         if !chains.is_empty() {
             worst.fold_replicate(&chains);
