@@ -96,9 +96,10 @@ pub async fn run_until(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSumm
     });
     let mut rec = match old.and_then(|m| m.until) {
         Some(mut r) => {
-            r.criterion = criterion;
-            r.burn_in_fraction = fraction;
             eprintln!("until: going on from round {}", r.round);
+            if r.criterion != criterion || r.burn_in_fraction != fraction {
+                rejudge(&rd, plan, &mut r, criterion, fraction)?;
+            }
             r
         }
         None => first_record(plan, criterion, fraction),
@@ -149,6 +150,7 @@ pub async fn run_until(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSumm
             short,
             capped,
             seconds: round_start.elapsed().as_secs_f64(),
+            criterion_before: None,
         });
         eprintln!(
             "until: round {} done in {:.1} s: {short} groups short (extended), {capped} capped",
@@ -182,6 +184,86 @@ pub async fn run_until(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSumm
     Ok(summary)
 }
 
+/// A rerun with another `until:` criterion (or burn-in fraction) than the record's: refused if a
+/// cap is below what the groups already have (chains are never cut); otherwise every settled
+/// group (met or capped) is judged again on its stored chains under the new criterion, those
+/// now short grow and run in the next round, and the record says what changed. Groups still
+/// running are judged under the new criterion after their round.
+fn rejudge(
+    rd: &RunDir,
+    plan: &Plan,
+    rec: &mut UntilRecord,
+    criterion: Criterion,
+    fraction: Option<f64>,
+) -> anyhow::Result<()> {
+    if let Some(g) = rec
+        .groups
+        .iter()
+        .find(|g| g.iterations > criterion.max_iterations || g.chains > criterion.max_chains)
+    {
+        anyhow::bail!(
+            "until: the criterion changed, and cell {} replicate {} already has {} chains of {} \
+             iterations, beyond max_chains {} or max_iterations {}: caps may only grow on a run \
+             directory (choose another --out to start again)",
+            g.cell,
+            g.replicate,
+            g.chains,
+            g.iterations,
+            criterion.max_chains,
+            criterion.max_iterations
+        );
+    }
+    let before = rec.criterion;
+    eprintln!(
+        "until: the criterion changed ({}) to ({}): every settled group is judged again",
+        criterion_text(&before),
+        criterion_text(&criterion)
+    );
+    rec.criterion = criterion;
+    rec.burn_in_fraction = fraction;
+    let mut m = plan.manifest.clone();
+    m.until = Some(rec.clone());
+    let (mut short, mut capped) = (0, 0);
+    for g in rec.groups.iter_mut() {
+        if g.state == GroupState::Running {
+            continue;
+        }
+        let d = group_diagnostics(rd, &m, g.cell, g.replicate)
+            .with_context(|| format!("diagnostics of cell {} rep {}", g.cell, g.replicate))?;
+        (g.rhat, g.ess_bulk, g.ess_tail) = (finite(d.rhat), finite(d.ess_bulk), finite(d.ess_tail));
+        g.state = if criterion.met(&d) {
+            GroupState::Met
+        } else if grow(g, &criterion) {
+            short += 1;
+            GroupState::Running
+        } else {
+            capped += 1;
+            GroupState::Capped
+        };
+    }
+    rec.rounds.push(RoundRecord {
+        round: rec.round,
+        groups_run: 0,
+        short,
+        capped,
+        seconds: 0.0,
+        criterion_before: Some(before),
+    });
+    if short > 0 {
+        rec.round += 1;
+    }
+    m.until = Some(rec.clone());
+    rd.write_manifest(&m)?;
+    Ok(())
+}
+
+fn criterion_text(c: &Criterion) -> String {
+    format!(
+        "R-hat ≤ {}, ESS bulk ≥ {}, tail ≥ {}, max_iterations {}, max_chains {}",
+        c.rhat, c.ess_bulk, c.ess_tail, c.max_iterations, c.max_chains
+    )
+}
+
 /// Run the chains of round `rec` (without the report): the plan with the record, and the
 /// runner's summary.
 async fn run_round(
@@ -209,6 +291,12 @@ pub fn render_rounds(u: &UntilRecord) -> String {
             "  {:>5}  {:>10}  {:>5}  {:>6}  {:>7.1}\n",
             r.round, r.groups_run, r.short, r.capped, r.seconds
         ));
+        if let Some(b) = &r.criterion_before {
+            s.push_str(&format!(
+                "         (criterion changed from {}: settled groups judged again)\n",
+                criterion_text(b)
+            ));
+        }
     }
     let count = |st: GroupState| u.groups.iter().filter(|g| g.state == st).count();
     s.push_str(&format!(

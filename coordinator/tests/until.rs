@@ -245,3 +245,83 @@ fn until_plans_list_every_chain_up_to_max_chains_and_resolve_the_fraction() {
     .expect("valid");
     assert_eq!(plain.manifest.jobs.len(), 2 * 2);
 }
+
+/// A finished `until:` run rerun with a stricter criterion is judged again and extended (the
+/// record says the criterion changed and when); a rerun with a cap below what its chains
+/// already have is refused with the cap named, and the record is left as it was.
+#[test]
+fn a_changed_criterion_is_judged_again_and_lower_caps_are_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("run");
+    let strict = "until: {rhat: 1.01, ess_bulk: 1000000, ess_tail: 400, max_iterations: 8000, max_chains: 4}";
+    let lenient = UNTIL_YAML.replace(
+        strict,
+        "until: {rhat: 100, ess_bulk: 1, ess_tail: 1, max_iterations: 8000, max_chains: 4}",
+    );
+    let yaml = write_yaml(tmp.path(), &lenient);
+    let first = run_cmd(&yaml, &out, &["--local-workers", "2"])
+        .output()
+        .expect("run");
+    check(&first, "lenient run");
+    let groups = |out: &Path| -> Vec<(String, u64, u64)> {
+        let m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join("manifest.json")).expect("manifest"),
+        )
+        .expect("json");
+        m["until"]["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .map(|g| {
+                (
+                    g["state"].as_str().unwrap_or("").to_string(),
+                    g["iterations"].as_u64().unwrap_or(0),
+                    g["chains"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    // The k_plus = 3 group meets it early; the other's k_plus never moves (no R-hat), so it
+    // grows to both caps.
+    assert!(
+        groups(&out).iter().any(|g| g.0 == "met" && g.1 < 8000),
+        "{:?}",
+        groups(&out)
+    );
+
+    // Stricter: every group is short again, grows to both caps and ends capped.
+    let yaml = write_yaml(tmp.path(), UNTIL_YAML);
+    let second = run_cmd(&yaml, &out, &["--local-workers", "2"])
+        .output()
+        .expect("rerun");
+    check(&second, "stricter rerun");
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("the criterion changed"), "{err}");
+    assert!(
+        groups(&out)
+            .iter()
+            .all(|g| g == &("capped".into(), 8000, 4)),
+        "{:?}",
+        groups(&out)
+    );
+    let until = std::fs::read_to_string(out.join("tables/until.md")).expect("until.md");
+    assert!(
+        until.contains("a rerun changed the criterion from R-hat ≤ 100"),
+        "{until}"
+    );
+
+    // Lower caps than the chains have: refused, record unchanged.
+    let before = std::fs::read(out.join("manifest.json")).expect("manifest");
+    let lower = UNTIL_YAML.replace("max_iterations: 8000", "max_iterations: 4000");
+    let yaml = write_yaml(tmp.path(), &lower);
+    let third = run_cmd(&yaml, &out, &["--local-workers", "2"])
+        .output()
+        .expect("rerun");
+    assert!(!third.status.success());
+    let err = String::from_utf8_lossy(&third.stderr);
+    assert!(err.contains("caps may only grow"), "{err}");
+    assert_eq!(
+        std::fs::read(out.join("manifest.json")).expect("manifest"),
+        before
+    );
+}

@@ -101,6 +101,32 @@ pub fn until_table(
         Some(f) => format!("burn-in {f} of each chain's iterations"),
         None => "burn-in as `run.burn_in`".to_string(),
     };
+    let mut notes = vec![format!(
+        "Per cell over its replicates: iterations per chain and chains per replicate used \
+         (caps {} and {}); replicates that met the criterion on every monitored scalar, and \
+         that stopped short at both caps; the worst R-hat and ESS at the last round ({burn_in}); \
+         `short_on`: for a cell not met, the monitored scalars short of the criterion (worst \
+         replicate, as in the convergence table; a scalar no chain moved has no R-hat and \
+         never meets it). Each round doubles a short replicate's iterations, then, at max_iterations, its chains.",
+        c.max_iterations, c.max_chains
+    )];
+    for r in &u.rounds {
+        if let Some(b) = &r.criterion_before {
+            notes.push(format!(
+                "After round {}, a rerun changed the criterion from R-hat ≤ {}, ESS bulk ≥ {}, \
+                 tail ≥ {}, caps {} and {}: every settled replicate was judged again on its \
+                 stored chains ({} short, {} capped).",
+                r.round,
+                b.rhat,
+                b.ess_bulk,
+                b.ess_tail,
+                b.max_iterations,
+                b.max_chains,
+                r.short,
+                r.capped
+            ));
+        }
+    }
     Ok(Table {
         name: "until".into(),
         title: format!(
@@ -111,15 +137,7 @@ pub fn until_table(
             c.ess_tail
         ),
         df: DataFrame::new_infer_height(cols)?,
-        notes: vec![format!(
-            "Per cell over its replicates: iterations per chain and chains per replicate used \
-             (caps {} and {}); replicates that met the criterion on every monitored scalar, and \
-             that stopped short at both caps; the worst R-hat and ESS at the last round ({burn_in}); \
-             `short_on`: for a cell not met, the monitored scalars short of the criterion (worst \
-             replicate, as in the convergence table; a scalar no chain moved has no R-hat and \
-             never meets it). Each round doubles a short replicate's iterations, then, at max_iterations, its chains.",
-            c.max_iterations, c.max_chains
-        )],
+        notes,
     })
 }
 

@@ -66,6 +66,10 @@ pub struct RoundRecord {
     pub capped: usize,
     /// Wall-clock seconds of the round.
     pub seconds: f64,
+    /// Set on a round that ran nothing: a rerun changed the criterion (this was the one
+    /// before), and every settled group was judged again on its stored chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub criterion_before: Option<Criterion>,
 }
 
 /// What `manifest.json` records of a convergence-driven run.
