@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use causeway_papers::dallaire2014::evaluation::{KnnKl, Standardizer};
+use causeway_papers::dallaire2014::evaluation::{KnnKl, Standardizer, power_of_two_scale};
 
 /// A numeric sample read from CSV: `rows × columns.len()` values, row-major.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,6 +200,15 @@ pub fn kl_files(
     } else {
         false
     };
+    if !standardized {
+        // D̂ is invariant under one common scale of both samples: values of extreme magnitude
+        // are brought near 1 by a power of two (exact), so squared distances neither overflow
+        // nor underflow. Ordinary data are left as they are.
+        let c = power_of_two_scale(p.values.iter().chain(&q.values).copied());
+        for v in p.values.iter_mut().chain(q.values.iter_mut()) {
+            *v *= c;
+        }
+    }
     let est = KnnKl::new(&p.values, p.rows, d, k)
         .and_then(|e| e.kl(&q.values))
         .map_err(|e| {
@@ -220,16 +229,16 @@ pub fn kl_files(
     })
 }
 
-/// Name the column in the standardizer's "column j is constant" message.
+/// Name the column in the standardizer's "column j is …" message.
 fn constant_column_message(e: &str, columns: &[String]) -> String {
-    let named = e
-        .strip_prefix("column ")
-        .and_then(|rest| rest.split_whitespace().next())
+    let mut words = e.strip_prefix("column ").unwrap_or("").splitn(2, ' ');
+    let named = words
+        .next()
         .and_then(|j| j.parse::<usize>().ok())
         .and_then(|j| columns.get(j));
-    match named {
-        Some(c) => format!("column {c:?} is constant: it cannot be standardized"),
-        None => format!("cannot standardize: {e}"),
+    match (named, words.next()) {
+        (Some(c), Some(what)) => format!("column {c:?} {what}: it cannot be standardized"),
+        _ => format!("cannot standardize: {e}"),
     }
 }
 
@@ -252,4 +261,53 @@ pub fn render(report: &KlReport, table: bool) -> String {
         report.standardized
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, rows: &[[f64; 2]], scale: f64) -> std::path::PathBuf {
+        let p = dir.join(name);
+        let mut text = String::from("x,y\n");
+        for r in rows {
+            text.push_str(&format!("{:e},{:e}\n", r[0] * scale, r[1] * scale));
+        }
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    /// Data of extreme magnitude (|x| ~ 1e160, whose squares overflow; ~ 1e-170, whose squares
+    /// underflow) give the estimate of the same data at unit scale, plain and standardized,
+    /// instead of "fewer than k distinct neighbours" or "column is constant".
+    #[test]
+    fn extreme_magnitudes_give_the_unit_scale_estimate() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 + 0.5
+        };
+        let p: Vec<[f64; 2]> = (0..60).map(|_| [next(), next()]).collect();
+        let q: Vec<[f64; 2]> = (0..80).map(|_| [next() * 1.3, next()]).collect();
+        let est = |scale: f64, standardize: bool| {
+            let pp = write(dir.path(), "p.csv", &p, scale);
+            let qq = write(dir.path(), "q.csv", &q, scale);
+            let t = standardize.then(|| pp.clone());
+            kl_files(&pp, &qq, 1, t.as_deref()).map(|r| r.kl)
+        };
+        for standardize in [false, true] {
+            let unit = est(1.0, standardize).expect("unit scale");
+            for scale in [1e160, 1e-170, 1e300, 1e-300] {
+                let got = est(scale, standardize)
+                    .unwrap_or_else(|e| panic!("scale {scale:e} ({standardize}): {e}"));
+                assert!(
+                    (got - unit).abs() < 1e-9 * unit.abs().max(1.0),
+                    "scale {scale:e} ({standardize}): {got} against {unit}"
+                );
+            }
+        }
+    }
 }

@@ -415,6 +415,9 @@ mod tests {
         );
         let e = err("parent,child\nA,B\nB,C\nC,A\n");
         assert!(e.ends_with("g.csv: directed cycle A -> B -> C -> A"), "{e}");
+        // A byte-order mark before the header is not part of it (the data file's is not either).
+        let g = write(&dir, "bom.csv", "\u{feff}parent,child\nA,B\n");
+        assert!(read_dag(&g, &d).is_ok(), "{:?}", read_dag(&g, &d).err());
         // Categories-wise α: B has 3 categories, A and C 2.
         let g = write(&dir, "g.csv", "parent,child\n");
         let two = parse_score(ScoreType::Bd, None, Some("1,1")).expect("alpha");

@@ -241,14 +241,27 @@ pub fn is_nondeterministic(column: &str) -> bool {
     NONDETERMINISTIC_COLUMN_WORDS.iter().any(|w| c.contains(w))
 }
 
-fn row_label(t: &TextTable, i: usize) -> String {
-    let first = t.rows[i].first().cloned().unwrap_or_default();
-    let dup = t.rows.iter().filter(|r| r.first() == Some(&first)).count() > 1;
-    if dup {
-        format!("{first} (row {})", i + 1)
-    } else {
-        first
+/// Every row's label: its first cell, with `(row i)` (1-based) where that cell is not unique in
+/// the table. Linear in the rows (one count per distinct first cell).
+pub(crate) fn row_labels(t: &TextTable) -> Vec<String> {
+    let mut count: std::collections::HashMap<&str, usize> = Default::default();
+    for r in &t.rows {
+        *count
+            .entry(r.first().map_or("", String::as_str))
+            .or_default() += 1;
     }
+    t.rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let first = r.first().map_or("", String::as_str);
+            if count[first] > 1 {
+                format!("{first} (row {})", i + 1)
+            } else {
+                first.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Compare every table of `run` with those of `baseline` (both run directories).
@@ -290,6 +303,7 @@ pub fn compare_tables(
             mark(&mut out, name, "", Status::Regression, "table missing");
             continue;
         };
+        let labels = row_labels(base);
         for col in cur.columns.iter().filter(|c| !base.columns.contains(*c)) {
             mark(&mut out, name, col, Status::Skipped, "new column");
         }
@@ -319,7 +333,7 @@ pub fn compare_tables(
                 };
                 out.rows.push(CheckRow {
                     table: name.clone(),
-                    row: row_label(base, ri),
+                    row: labels[ri].clone(),
                     column: col.clone(),
                     expected: e,
                     actual: a.unwrap_or_default(),

@@ -620,15 +620,6 @@ fn unconverged(t: &TextTable, ri: usize, col: &str) -> bool {
 }
 
 /// Row `ri`'s label: its first cell, with the row number when that cell is not unique.
-fn row_label(t: &TextTable, ri: usize) -> String {
-    let first = t.rows[ri].first().cloned().unwrap_or_default();
-    if t.rows.iter().filter(|r| r.first() == Some(&first)).count() > 1 {
-        format!("{first} (row {})", ri + 1)
-    } else {
-        first
-    }
-}
-
 /// Every row of p-value column `col` (see the module doc): the new run's value is the cell's
 /// p; a NaN there (or a missing row) where the baseline has a number is a regression.
 fn p_value_column(
@@ -641,13 +632,14 @@ fn p_value_column(
     let (Some(bv), Some(cv)) = (col_index(base, col), col_index(cur, col)) else {
         return;
     };
+    let labels = check::row_labels(base);
     for (ri, brow) in base.rows.iter().enumerate() {
         let new = number(cur.rows.get(ri).and_then(|r| r.get(cv)));
         let old = number(brow.get(bv));
         let valid = (0.0..=1.0).contains(&new);
         out.push(StatCell {
             table: table.to_string(),
-            row: row_label(base, ri),
+            row: labels[ri].clone(),
             column: col.to_string(),
             old,
             new,
@@ -683,10 +675,11 @@ fn statistical_column(
         return;
     };
     let (bn, cn) = (companion(base, col, "n"), companion(cur, col, "n"));
+    let labels = check::row_labels(base);
     for (ri, brow) in base.rows.iter().enumerate() {
         let mut cell = StatCell {
             table: table.to_string(),
-            row: row_label(base, ri),
+            row: labels[ri].clone(),
             column: col.to_string(),
             old: number(brow.get(bv)),
             new: f64::NAN,

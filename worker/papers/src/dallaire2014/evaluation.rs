@@ -37,10 +37,16 @@ impl Standardizer {
                 x.len()
             ));
         }
+        // A column of extreme magnitude (|x| ~ 1e160, whose squares overflow, or ~ 1e-170,
+        // whose squares underflow) is fitted scaled by a power of two, which is exact; columns
+        // of ordinary magnitude are fitted as they are, bit for bit.
+        let scale: Vec<f64> = (0..d)
+            .map(|j| power_of_two_scale(x.iter().skip(j).step_by(d).copied()))
+            .collect();
         let mut mean = vec![0.0; d];
         for row in x.chunks_exact(d) {
-            for (m, v) in mean.iter_mut().zip(row) {
-                *m += v;
+            for ((m, v), c) in mean.iter_mut().zip(row).zip(&scale) {
+                *m += v * c;
             }
         }
         for m in &mut mean {
@@ -48,15 +54,20 @@ impl Standardizer {
         }
         let mut sd = vec![0.0; d];
         for row in x.chunks_exact(d) {
-            for ((s, v), m) in sd.iter_mut().zip(row).zip(&mean) {
-                *s += (v - m) * (v - m);
+            for (((s, v), m), c) in sd.iter_mut().zip(row).zip(&mean).zip(&scale) {
+                *s += (v * c - m) * (v * c - m);
             }
         }
         for (j, s) in sd.iter_mut().enumerate() {
             *s = (*s / (n - 1) as f64).sqrt();
-            if !(s.is_finite() && *s > 0.0) {
-                return Err(format!("column {j} is constant or not finite"));
+            if !s.is_finite() {
+                return Err(format!("column {j} is not finite"));
             }
+            if *s <= 0.0 {
+                return Err(format!("column {j} is constant"));
+            }
+            *s /= scale[j];
+            mean[j] /= scale[j];
         }
         Ok(Standardizer { mean, sd })
     }
@@ -75,6 +86,19 @@ impl Standardizer {
     pub fn log_jacobian(&self) -> f64 {
         self.sd.iter().map(|s| s.ln()).sum()
     }
+}
+
+/// 1, or the power of two that brings values whose largest magnitude lies outside
+/// [2⁻⁴⁰⁰, 2⁴⁰⁰] to about 1 (their squares and sums of squares then stay inside f64's range).
+/// Multiplying by a power of two is exact (short of subnormals).
+pub fn power_of_two_scale(values: impl Iterator<Item = f64>) -> f64 {
+    let amax = values
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |a, v| a.max(v.abs()));
+    if amax == 0.0 || (2f64.powi(-400)..=2f64.powi(400)).contains(&amax) {
+        return 1.0;
+    }
+    2f64.powi(-amax.log2().floor() as i32)
 }
 
 /// A KL estimate D̂(P‖Q) with its tie count.

@@ -191,6 +191,8 @@ pub fn read_records(path: &Path, file: &str) -> Result<CsvRecords, ParamError> {
         .next()
         .ok_or_else(|| path_err(file, None, "the file is empty: a header is needed"))?;
     let header: Vec<String> = header.into_iter().map(|h| h.trim().to_string()).collect();
+    // A set, not a scan of the names before: linear in the columns (10⁵ columns).
+    let mut seen = std::collections::HashSet::with_capacity(header.len());
     for (i, h) in header.iter().enumerate() {
         if h.is_empty() {
             return Err(path_err(
@@ -199,7 +201,7 @@ pub fn read_records(path: &Path, file: &str) -> Result<CsvRecords, ParamError> {
                 format!("header column {} has no name", i + 1),
             ));
         }
-        if header[..i].contains(h) {
+        if !seen.insert(h.as_str()) {
             return Err(path_err(
                 file,
                 Some(1),
@@ -311,8 +313,9 @@ pub fn discretise_records(
             opts.rename.get(h).cloned().unwrap_or_else(|| h.clone())
         })
         .collect();
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    for n in &names {
+        if !seen.insert(n.as_str()) {
             return Err(ParamError::new(
                 "dataset.rename",
                 format!("two variables are called {n:?}"),

@@ -226,6 +226,13 @@ pub fn parents_from_edge_csv(
     names: &[String],
 ) -> Result<Vec<Vec<usize>>, EvalError> {
     let mut parents = vec![Vec::new(); names.len()];
+    let position: std::collections::HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    // A UTF-8 byte-order mark (spreadsheets write one) is not part of the header.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .lines()
         .enumerate()
@@ -255,7 +262,7 @@ pub fn parents_from_edge_csv(
             )));
         }
         let index = |n: &str| {
-            names.iter().position(|x| x == n).ok_or_else(|| {
+            position.get(n).copied().ok_or_else(|| {
                 EvalError::UnknownNode(format!(
                     "{n} ({source}:{line_no}; the variables are {})",
                     names.join(", ")
