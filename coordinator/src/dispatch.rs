@@ -508,9 +508,31 @@ fn join_rows(
     prepend(&held.elapsed_seconds, el);
 }
 
-/// Run one chain on `client`, resuming from `from` if given. Every checkpoint the worker sends is
-/// joined to the rows held so far and handed whole to `on_checkpoint`; the result comes back
-/// with every row since iteration 1.
+/// Most often a running chain's joined checkpoint is handed on (to the store, and to a retry):
+/// a chain checkpointed every iteration would otherwise copy and write all its rows at each one,
+/// quadratic in its length. A kill loses at most this much more than the worker's last
+/// checkpoint.
+const CHECKPOINT_HANDOFF_EVERY: Duration = Duration::from_millis(100);
+
+/// Append `c`'s rows to `held`'s and take its state: `held` becomes the chain's checkpoint at
+/// `c`'s iteration, with every row since iteration 1 (amortised O(new rows)).
+fn absorb(held: &mut ChainCheckpoint, c: ChainCheckpoint) {
+    held.iterations.extend(c.iterations);
+    held.trace.extend(c.trace);
+    held.stats.extend(c.stats);
+    held.elapsed_seconds.extend(c.elapsed_seconds);
+    held.job_id = c.job_id;
+    held.iteration = c.iteration;
+    held.sampler_state = c.sampler_state;
+    held.rng_word_pos = c.rng_word_pos;
+    held.code_version = c.code_version;
+}
+
+/// Run one chain on `client`, resuming from `from` if given. The worker's checkpoints are
+/// joined to the rows held so far, and the whole checkpoint is handed to `on_checkpoint` at most
+/// every [`CHECKPOINT_HANDOFF_EVERY`] (and, for a convergence-driven run, the last one before
+/// the result, which carries the chain's end state); the result comes back with every row since
+/// iteration 1.
 async fn run_one<S, F, Fut>(
     client: &mut WorkerClient<AuthedChannel>,
     job: Job,
@@ -525,7 +547,11 @@ where
     Fut: std::future::Future<Output = ()>,
 {
     let lost = || RpcError::Failed(format!("lease lost: the worker was silent for {lease:?}"));
-    let mut held = from;
+    let at_end = job.checkpoint_at_end;
+    let mut held: Option<ChainCheckpoint> = from.map(Arc::unwrap_or_clone);
+    // Whether the caller has `held` (it gave it, or it was handed on).
+    let mut handed = true;
+    let mut last_handoff: Option<std::time::Instant> = None;
     let mut stream = tokio::time::timeout(lease, client.run_chain(job))
         .await
         .map_err(|_| lost())?
@@ -538,30 +564,32 @@ where
             Err(_) => return Err(lost()),
             Ok(Ok(Some(ev))) => match ev.event {
                 Some(chain_event::Event::Result(mut r)) => {
-                    if let (Some(h), true) = (&held, r.ok) {
-                        join_rows(
-                            h,
-                            &mut r.iterations,
-                            &mut r.trace,
-                            &mut r.stats,
-                            &mut r.elapsed_seconds,
-                        );
+                    if let Some(h) = &held {
+                        if at_end && !handed && r.ok {
+                            on_checkpoint(Arc::new(h.clone())).await;
+                        }
+                        if r.ok {
+                            join_rows(
+                                h,
+                                &mut r.iterations,
+                                &mut r.trace,
+                                &mut r.stats,
+                                &mut r.elapsed_seconds,
+                            );
+                        }
                     }
                     return Ok(r);
                 }
-                Some(chain_event::Event::Checkpoint(mut c)) => {
-                    if let Some(h) = &held {
-                        join_rows(
-                            h,
-                            &mut c.iterations,
-                            &mut c.trace,
-                            &mut c.stats,
-                            &mut c.elapsed_seconds,
-                        );
+                Some(chain_event::Event::Checkpoint(c)) => {
+                    absorb(held.get_or_insert_with(Default::default), c);
+                    handed = false;
+                    if last_handoff.is_none_or(|t| t.elapsed() >= CHECKPOINT_HANDOFF_EVERY)
+                        && let Some(h) = &held
+                    {
+                        on_checkpoint(Arc::new(h.clone())).await;
+                        handed = true;
+                        last_handoff = Some(std::time::Instant::now());
                     }
-                    let c = Arc::new(c);
-                    held = Some(c.clone());
-                    on_checkpoint(c).await;
                 }
                 _ => {}
             },

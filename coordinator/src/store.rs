@@ -18,15 +18,17 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use causeway_proto::v1::ChainCheckpoint;
 use causeway_results::rundir::ChainTiming;
 use causeway_results::rundir::digest::{Digest, seal, unseal};
 use causeway_results::rundir::schema::{
     DB_FILE, DIGEST_INSERT_SQL, JOBS_SCHEMA_SQL, TIMING_INSERT_SQL,
 };
+use prost::Message as _;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -495,9 +497,7 @@ enum Msg {
     /// Replace job `index`'s stored checkpoint (`end`: its end state, table `ends`).
     Checkpoint {
         index: usize,
-        iteration: u64,
-        code_version: String,
-        bytes: Vec<u8>,
+        checkpoint: Arc<ChainCheckpoint>,
         end: bool,
     },
     /// Delete job `index`'s checkpoint and end state.
@@ -519,32 +519,25 @@ impl Writer {
         }
     }
 
-    /// Queue job `index`'s new checkpoint (never blocks): `bytes` is the encoded
-    /// `ChainCheckpoint`, with every row since iteration 1. It replaces the previous one in the
-    /// same transaction, so a kill at any moment leaves one whole checkpoint or the previous.
-    pub fn checkpoint(&self, index: usize, iteration: u64, code_version: String, bytes: Vec<u8>) {
-        self.send_checkpoint(index, iteration, code_version, bytes, false);
+    /// Queue job `index`'s new checkpoint (never blocks), with every row since iteration 1. It
+    /// replaces the previous one in the same transaction, so a kill at any moment leaves one
+    /// whole checkpoint or the previous. The writer encodes it, and skips one that a later
+    /// checkpoint of the same chain in the same batch replaces: a chain checkpointed every
+    /// iteration costs about one write per batch, not one per iteration.
+    pub fn checkpoint(&self, index: usize, checkpoint: Arc<ChainCheckpoint>) {
+        self.send_checkpoint(index, checkpoint, false);
     }
 
-    /// Queue job `index`'s end state (never blocks): the encoded `ChainCheckpoint` after its
-    /// last iteration, without rows, kept in table `ends` once the chain is done.
-    pub fn end_state(&self, index: usize, iteration: u64, code_version: String, bytes: Vec<u8>) {
-        self.send_checkpoint(index, iteration, code_version, bytes, true);
+    /// Queue job `index`'s end state (never blocks): the `ChainCheckpoint` after its last
+    /// iteration, without rows, kept in table `ends` once the chain is done.
+    pub fn end_state(&self, index: usize, checkpoint: Arc<ChainCheckpoint>) {
+        self.send_checkpoint(index, checkpoint, true);
     }
 
-    fn send_checkpoint(
-        &self,
-        index: usize,
-        iteration: u64,
-        code: String,
-        bytes: Vec<u8>,
-        end: bool,
-    ) {
+    fn send_checkpoint(&self, index: usize, checkpoint: Arc<ChainCheckpoint>, end: bool) {
         let m = Msg::Checkpoint {
             index,
-            iteration,
-            code_version: code,
-            bytes: seal(&bytes),
+            checkpoint,
             end,
         };
         if self.tx.send(m).is_err() {
@@ -687,8 +680,31 @@ impl Event {
     }
 }
 
+/// The checkpoints of `batch` that a later one of the same chain (and table) replaces with no
+/// event of that chain between them: writing them would change nothing.
+fn superseded(batch: &[Msg]) -> Vec<bool> {
+    let mut later: std::collections::HashSet<(usize, bool)> = Default::default();
+    let mut out = vec![false; batch.len()];
+    for (k, m) in batch.iter().enumerate().rev() {
+        match m {
+            Msg::Checkpoint { index, end, .. } => out[k] = !later.insert((*index, *end)),
+            Msg::Event(ev) => {
+                later.remove(&(ev.index(), false));
+                later.remove(&(ev.index(), true));
+            }
+            Msg::Forget(index) => {
+                later.remove(&(*index, false));
+                later.remove(&(*index, true));
+            }
+            Msg::Flush(_) => {}
+        }
+    }
+    out
+}
+
 fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
     let t = now();
+    let skip = superseded(batch);
     let tx = conn.transaction()?;
     {
         // A done row only changes to done again (a result stored twice is the same row).
@@ -715,8 +731,9 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
              VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
         )?;
-        for m in batch {
+        for (m, skip) in batch.iter().zip(skip) {
             match m {
+                Msg::Checkpoint { .. } if skip => {}
                 Msg::Event(ev) => {
                     let (state, attempts, worker, error, started, finished) = ev.row();
                     update.execute(params![
@@ -759,17 +776,15 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                 }
                 Msg::Checkpoint {
                     index,
-                    iteration,
-                    code_version,
-                    bytes,
+                    checkpoint: c,
                     end,
                 } => {
                     let stmt = if *end { &mut save_end } else { &mut save };
                     stmt.execute(params![
                         *index as i64,
-                        *iteration as i64,
-                        code_version,
-                        bytes,
+                        c.iteration as i64,
+                        c.code_version,
+                        seal(&c.encode_to_vec()),
                         t
                     ])?;
                 }

@@ -6,7 +6,6 @@ use causeway_results::rundir::digest::Digest;
 use causeway_results::rundir::{ChainTiming, JobRecord, RunDir};
 use causeway_worker::wire::chain_output_from_result;
 use indicatif::ProgressBar;
-use prost::Message;
 use tokio::sync::mpsc;
 
 use crate::dispatch::Outcome;
@@ -105,19 +104,9 @@ pub(super) async fn store_results(
             }
             Outcome::Checkpoint { index, checkpoint } => {
                 if let Some(end) = round.as_ref().and_then(|r| r.end_state(index, &checkpoint)) {
-                    writer.end_state(
-                        index,
-                        end.iteration,
-                        end.code_version.clone(),
-                        end.encode_to_vec(),
-                    );
+                    writer.end_state(index, Arc::new(end));
                 }
-                writer.checkpoint(
-                    index,
-                    checkpoint.iteration,
-                    checkpoint.code_version.clone(),
-                    checkpoint.encode_to_vec(),
-                )
+                writer.checkpoint(index, checkpoint)
             }
             Outcome::CheckpointDropped { index, why } => {
                 // Printed whether or not the progress bar is drawn (a log file too).

@@ -2,6 +2,27 @@
 use super::*;
 use crate::status::status;
 
+/// A checkpoint at `iteration` whose sampler state is `state` (what the tests read back).
+fn ckpt(iteration: u64, state: &[u8]) -> Arc<ChainCheckpoint> {
+    Arc::new(ChainCheckpoint {
+        iteration,
+        sampler_state: state.to_vec(),
+        code_version: "v1".into(),
+        ..Default::default()
+    })
+}
+
+/// The sampler state of a stored checkpoint blob.
+fn state_of(b: &Blob) -> (u64, Vec<u8>) {
+    let (it, bytes) = b.clone().expect("a sound checkpoint");
+    (
+        it,
+        ChainCheckpoint::decode(bytes.as_slice())
+            .expect("decode")
+            .sampler_state,
+    )
+}
+
 fn ids(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("job{i}")).collect()
 }
@@ -63,8 +84,8 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     let store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
     let w = store.into_writer();
     for (it, bytes) in [(10, vec![1u8]), (20, vec![2u8, 2])] {
-        w.checkpoint(0, it, "v1".into(), bytes.clone());
-        w.checkpoint(1, it, "v1".into(), bytes);
+        w.checkpoint(0, ckpt(it, &bytes));
+        w.checkpoint(1, ckpt(it, &bytes));
     }
     w.send(Event::Started {
         index: 1,
@@ -80,11 +101,11 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         digest: [7; 16],
     });
     // A late checkpoint of a done chain is not kept.
-    w.checkpoint(0, 30, "v1".into(), vec![3]);
+    w.checkpoint(0, ckpt(30, &[3]));
     let store = w.finish().expect("finish");
     let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
     assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(got[&1], Ok((20, vec![2, 2])));
+    assert_eq!(state_of(&got[&1]), (20, vec![2, 2]));
     assert_eq!(store.digests().expect("digests")["job0"], [7; 16]);
     let resumes: (i64, i64, i64, Option<f64>) = store
         .conn
@@ -109,9 +130,9 @@ fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
     let store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
     let w = store.into_writer();
     for i in 0..3 {
-        w.checkpoint(i, 10, "v1".into(), vec![1, 2, 3, 4]);
+        w.checkpoint(i, ckpt(10, &[1, 2, 3, 4]));
     }
-    w.end_state(2, 10, "v1".into(), vec![5]);
+    w.end_state(2, ckpt(10, &[5]));
     w.forget_checkpoint(2);
     let store = w.finish().expect("finish");
     store
@@ -138,4 +159,38 @@ fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
     );
     assert!(got[&1].is_err(), "{got:?}");
     assert!(store.ends(&[2]).expect("ends").is_empty());
+}
+
+/// Checkpoints of one chain queued faster than the writer commits are coalesced: only the last
+/// of a batch is encoded and written, unless an event of that chain sits between them.
+#[test]
+fn a_checkpoint_replaced_within_a_batch_is_not_written() {
+    let (a, b, c) = (ckpt(1, &[1]), ckpt(2, &[2]), ckpt(3, &[3]));
+    let started = Msg::Event(Event::Started {
+        index: 0,
+        attempt: 2,
+        worker: "w".into(),
+        resumed_from: Some(2),
+    });
+    let m = |x: &Arc<ChainCheckpoint>, index, end| Msg::Checkpoint {
+        index,
+        checkpoint: x.clone(),
+        end,
+    };
+    let batch = vec![
+        m(&a, 0, false),
+        m(&a, 1, false),
+        m(&b, 0, false),
+        m(&a, 0, true),
+        started,
+        m(&c, 0, false),
+        m(&c, 0, false),
+    ];
+    assert_eq!(
+        superseded(&batch),
+        vec![true, false, false, false, false, true, false],
+        "b replaces a; c is kept past the Started event; end states and other chains apart"
+    );
+    let batch = vec![m(&a, 0, false), m(&b, 0, false), m(&c, 0, false)];
+    assert_eq!(superseded(&batch), vec![true, true, false]);
 }
