@@ -485,3 +485,31 @@ fn worker_slots_out_of_range_are_refused() {
         );
     }
 }
+
+/// Logs to a file or a pipe carry no ANSI colour codes (a batch system's output is read as
+/// text); the warnings are still there. A worker whose coordinator cannot be reached warns when
+/// it deregisters on SIGTERM.
+#[test]
+fn logs_to_a_pipe_are_plain_text() {
+    let child = Command::new(BIN)
+        .args([
+            "worker",
+            "--listen",
+            "127.0.0.1:0",
+            "--coordinator",
+            "http://127.0.0.1:9",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run causeway worker");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    crate::durability::send_signal(&child, libc::SIGTERM);
+    let out = child.wait_with_output().expect("worker output");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("WARN"), "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "ANSI escape in a piped log: {err:?}"
+    );
+}

@@ -315,10 +315,14 @@ fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
 }
 
 fn sigterm(child: &Child) {
+    send_signal(child, libc::SIGTERM)
+}
+
+pub(crate) fn send_signal(child: &Child, sig: libc::c_int) {
     let pid = libc::pid_t::try_from(child.id()).expect("pid");
     // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
-    let rc = unsafe { libc::kill(pid, libc::SIGTERM) };
-    assert_eq!(rc, 0, "kill(SIGTERM)");
+    let rc = unsafe { libc::kill(pid, sig) };
+    assert_eq!(rc, 0, "kill({sig})");
 }
 
 #[test]
@@ -443,7 +447,14 @@ fn worker_drains_on_sigterm() {
 }
 
 #[test]
-fn coordinator_sigterm_stops_cleanly_and_resumes() {
+fn coordinator_sigterm_or_sighup_stops_cleanly_and_resumes() {
+    // SIGHUP (a closed terminal, a batch system's hang-up) stops the run as SIGTERM does.
+    for sig in [libc::SIGTERM, libc::SIGHUP] {
+        stops_cleanly_on(sig);
+    }
+}
+
+fn stops_cleanly_on(sig: libc::c_int) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let yaml = yaml_file(tmp.path());
     let out = tmp.path().join("run");
@@ -453,10 +464,14 @@ fn coordinator_sigterm_stops_cleanly_and_resumes() {
     wait_for("a first chain stored", Duration::from_secs(60), || {
         stored_chains(&out) >= 1
     });
-    sigterm(&first);
+    send_signal(&first, sig);
     let st = wait_exit(&mut first, Duration::from_secs(30));
     let err = stderr_text(&mut first);
-    assert!(!st.success(), "a stopped run exits non-zero");
+    assert_eq!(
+        st.code(),
+        Some(130),
+        "signal {sig}: a stopped run exits 130"
+    );
     assert!(err.contains("again to resume"), "{err}");
     let rows = jobs_csv(&out);
     let done = rows.iter().filter(|r| r.1 == "done").count();

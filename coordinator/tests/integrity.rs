@@ -243,3 +243,51 @@ fn a_chain_stored_without_its_timing_is_kept_and_counted_untimed() {
         "{cost}"
     );
 }
+
+/// A job table SQLite cannot use says what is wrong and what to do: an empty file is "not a
+/// causeway job table" (`status`), a damaged one tells the user to move it aside, and doing so
+/// adopts every stored chain (nothing runs again).
+#[test]
+fn a_damaged_job_table_says_what_to_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let y = yaml(dir.path(), "e.yaml", YAML);
+    let out = dir.path().join("run");
+    let first = run(&y, &out);
+    assert!(first.status.success(), "{}", text(&first));
+    let db = out.join("jobs.sqlite");
+    for side in ["jobs.sqlite-wal", "jobs.sqlite-shm"] {
+        let _ = std::fs::remove_file(out.join(side));
+    }
+    let good = std::fs::read(&db).expect("db");
+    std::fs::write(&db, b"").expect("empty the table");
+    let st = Command::new(BIN)
+        .arg("status")
+        .arg(&out)
+        .output()
+        .expect("status");
+    assert!(!st.status.success());
+    assert!(
+        text(&st).contains("not a causeway job table"),
+        "{}",
+        text(&st)
+    );
+
+    let mut bad = good.clone();
+    bad[100..4096].fill(0xff);
+    std::fs::write(&db, &bad).expect("damage the table");
+    let second = run(&y, &out);
+    assert!(!second.status.success());
+    assert!(
+        text(&second).contains("move jobs.sqlite aside"),
+        "{}",
+        text(&second)
+    );
+    std::fs::rename(&db, out.join("jobs.sqlite.damaged")).expect("move aside");
+    let third = run(&y, &out);
+    assert!(third.status.success(), "{}", text(&third));
+    assert!(
+        text(&third).contains("0 run, 4 already stored"),
+        "{}",
+        text(&third)
+    );
+}

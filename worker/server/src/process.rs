@@ -11,19 +11,24 @@ pub fn hostname() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-/// Resolves on SIGTERM or SIGINT.
+/// Resolves on SIGTERM, SIGINT or SIGHUP (a closed terminal, a batch system's hang-up: stopped
+/// as cleanly as by SIGTERM, not killed).
 pub async fn termination_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) {
+            (Ok(mut term), Ok(mut hup)) => {
                 tokio::select! {
                     _ = term.recv() => {}
+                    _ = hup.recv() => {}
                     _ = tokio::signal::ctrl_c() => {}
                 }
             }
-            Err(_) => {
+            _ => {
                 let _ = tokio::signal::ctrl_c().await;
             }
         }

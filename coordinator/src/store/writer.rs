@@ -1,0 +1,228 @@
+//! The job table's writer thread: batches of events and checkpoints, each batch one
+//! transaction; a checkpoint that a later one of the same chain replaces within a batch is
+//! skipped.
+
+use super::*;
+
+// Returned once, when the writer thread ends (see `into_writer`).
+#[allow(clippy::result_large_err)]
+pub(super) fn write_loop(
+    mut store: JobStore,
+    rx: mpsc::Receiver<Msg>,
+) -> Result<JobStore, (JobStore, JobTableError)> {
+    let mut first_error: Option<JobTableError> = None;
+    let mut closed = false;
+    while !closed {
+        let Ok(first) = rx.recv() else { break };
+        let mut batch = vec![first];
+        let deadline = Instant::now() + BATCH_WAIT;
+        while batch.len() < BATCH_ROWS && !matches!(batch.last(), Some(Msg::Flush(_))) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(m) => batch.push(m),
+                Err(mpsc::RecvTimeoutError::Timeout) => break,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        if let Err(e) = apply(&mut store.conn, &batch) {
+            let e = JobTableError::Sqlite {
+                path: store.path.clone(),
+                source: e,
+            };
+            tracing::error!("{e}");
+            first_error.get_or_insert(e);
+        }
+        for m in batch {
+            if let Msg::Flush(ack) = m {
+                let _ = ack.send(());
+            }
+        }
+    }
+    match first_error {
+        None => Ok(store),
+        Some(e) => Err((store, e)),
+    }
+}
+
+impl Event {
+    /// The row's new values: state, attempts, worker, error, and whether the event sets the
+    /// start or the finish time (`None`: leave the column as it is).
+    fn row(&self) -> (JobState, u32, Option<&str>, Option<&str>, bool, bool) {
+        match self {
+            Event::Started {
+                attempt, worker, ..
+            } => (JobState::Running, *attempt, Some(worker), None, true, false),
+            Event::Done {
+                attempts, worker, ..
+            } => (
+                JobState::Done,
+                *attempts,
+                Some(worker),
+                Some(""),
+                false,
+                true,
+            ),
+            Event::Failed {
+                attempts,
+                worker,
+                error,
+                ..
+            } => (
+                JobState::Failed,
+                *attempts,
+                Some(worker),
+                Some(error),
+                false,
+                true,
+            ),
+            Event::Requeued {
+                attempts,
+                worker,
+                error,
+                ..
+            } => (
+                JobState::Pending,
+                *attempts,
+                Some(worker),
+                Some(error),
+                false,
+                false,
+            ),
+            Event::Lost {
+                attempts, error, ..
+            } => (JobState::Lost, *attempts, None, Some(error), false, false),
+        }
+    }
+
+    fn index(&self) -> usize {
+        match self {
+            Event::Started { index, .. }
+            | Event::Done { index, .. }
+            | Event::Failed { index, .. }
+            | Event::Requeued { index, .. }
+            | Event::Lost { index, .. } => *index,
+        }
+    }
+}
+
+/// The checkpoints of `batch` that a later one of the same chain (and table) replaces with no
+/// event of that chain between them: writing them would change nothing.
+pub(super) fn superseded(batch: &[Msg]) -> Vec<bool> {
+    let mut later: std::collections::HashSet<(usize, bool)> = Default::default();
+    let mut out = vec![false; batch.len()];
+    for (k, m) in batch.iter().enumerate().rev() {
+        match m {
+            Msg::Checkpoint { index, end, .. } => out[k] = !later.insert((*index, *end)),
+            Msg::Event(ev) => {
+                later.remove(&(ev.index(), false));
+                later.remove(&(ev.index(), true));
+            }
+            Msg::Forget(index) => {
+                later.remove(&(*index, false));
+                later.remove(&(*index, true));
+            }
+            Msg::Flush(_) => {}
+        }
+    }
+    out
+}
+
+fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
+    let t = now();
+    let skip = superseded(batch);
+    let tx = conn.transaction()?;
+    {
+        // A done row only changes to done again (a result stored twice is the same row).
+        let mut update = tx.prepare_cached(
+            "UPDATE jobs SET state = ?2, attempts = ?3, worker = COALESCE(?4, worker), \
+             error = COALESCE(?5, error), started = COALESCE(?6, started), \
+             finished = COALESCE(?7, finished) WHERE idx = ?1 AND (state != 'done' OR ?2 = 'done')",
+        )?;
+        // A checkpoint of a chain already done is of no use (a late duplicate).
+        let mut save = tx.prepare_cached(
+            "INSERT OR REPLACE INTO checkpoints (idx, iteration, code_version, checkpoint, saved) \
+             SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS \
+             (SELECT 1 FROM jobs WHERE idx = ?1 AND state = 'done')",
+        )?;
+        let mut save_end = tx.prepare_cached(
+            "INSERT OR REPLACE INTO ends (idx, iteration, code_version, checkpoint, saved) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
+        let mut timed = tx.prepare_cached(TIMING_INSERT_SQL)?;
+        let mut digested = tx.prepare_cached(DIGEST_INSERT_SQL)?;
+        let mut forget_end = tx.prepare_cached("DELETE FROM ends WHERE idx = ?1")?;
+        let mut resumed = tx.prepare_cached(
+            "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
+             VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
+        )?;
+        for (m, skip) in batch.iter().zip(skip) {
+            match m {
+                Msg::Checkpoint { .. } if skip => {}
+                Msg::Event(ev) => {
+                    let (state, attempts, worker, error, started, finished) = ev.row();
+                    update.execute(params![
+                        ev.index() as i64,
+                        state,
+                        attempts,
+                        worker,
+                        error,
+                        started.then_some(t),
+                        finished.then_some(t),
+                    ])?;
+                    match ev {
+                        Event::Done {
+                            index,
+                            timing,
+                            digest,
+                            ..
+                        } => {
+                            forget.execute([*index as i64])?;
+                            let (its, secs) = timing.to_blobs();
+                            timed.execute(params![*index as i64, its, secs])?;
+                            digested.execute(params![*index as i64, digest.as_slice()])?;
+                        }
+                        Event::Started {
+                            index,
+                            attempt,
+                            worker,
+                            resumed_from: Some(it),
+                        } => {
+                            resumed.execute(params![
+                                *index as i64,
+                                attempt,
+                                *it as i64,
+                                worker,
+                                t
+                            ])?;
+                        }
+                        _ => {}
+                    }
+                }
+                Msg::Checkpoint {
+                    index,
+                    checkpoint: c,
+                    end,
+                } => {
+                    let stmt = if *end { &mut save_end } else { &mut save };
+                    stmt.execute(params![
+                        *index as i64,
+                        c.iteration as i64,
+                        c.code_version,
+                        seal(&c.encode_to_vec()),
+                        t
+                    ])?;
+                }
+                Msg::Forget(index) => {
+                    forget.execute([*index as i64])?;
+                    forget_end.execute([*index as i64])?;
+                }
+                Msg::Flush(_) => {}
+            }
+        }
+    }
+    tx.commit()
+}
