@@ -560,15 +560,35 @@ fn run_command(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(130));
     }
-    eprintln!(
-        "{} chains: {} run, {} already stored, {} failed, in {:.1} s. Tables: {}",
-        summary.total,
-        summary.ok,
-        summary.skipped,
-        summary.failed.len(),
-        summary.seconds,
-        summary.out.join("tables").display()
-    );
+    // A convergence-driven run plans chains up to max_chains and runs an extended chain once
+    // per round: count what its groups use, and chain runs apart from chains.
+    let used = plan.until.and_then(|_| {
+        let m = causeway_results::rundir::RunDir::open(&summary.out)
+            .read_manifest()
+            .ok()?;
+        Some(m.until?.groups.iter().map(|g| g.chains).sum::<u64>())
+    });
+    match used {
+        Some(used) => eprintln!(
+            "{used} chains used by the groups ({} planned up to max_chains): {} chain runs in \
+             this call's rounds (an extended chain runs once per round), {} failed, in {:.1} s. \
+             Tables: {}",
+            summary.total,
+            summary.ok,
+            summary.failed.len(),
+            summary.seconds,
+            summary.out.join("tables").display()
+        ),
+        None => eprintln!(
+            "{} chains: {} run, {} already stored, {} failed, in {:.1} s. Tables: {}",
+            summary.total,
+            summary.ok,
+            summary.skipped,
+            summary.failed.len(),
+            summary.seconds,
+            summary.out.join("tables").display()
+        ),
+    }
     if !summary.failed.is_empty() {
         eprintln!("failed chains (also in jobs.csv and jobs.sqlite):");
         let shown = &summary.failed[..summary.failed.len().min(50)];

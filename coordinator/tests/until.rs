@@ -297,6 +297,11 @@ fn a_changed_criterion_is_judged_again_and_lower_caps_are_refused() {
     check(&second, "stricter rerun");
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(err.contains("the criterion changed"), "{err}");
+    // Chain runs are counted apart from chains: an extended chain runs once per round.
+    assert!(
+        err.contains("8 chains used by the groups (8 planned up to max_chains)"),
+        "{err}"
+    );
     assert!(
         groups(&out)
             .iter()
