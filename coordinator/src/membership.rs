@@ -37,6 +37,9 @@ enum Member {
 
 struct Inner {
     members: Mutex<HashMap<String, Member>>,
+    /// Why connecting back to an address failed last (told to that worker at its next
+    /// registration, so that a wrong `--advertise` reaches the worker's log).
+    unreachable: Mutex<HashMap<String, String>>,
     /// Token and TLS for connecting back to registered workers.
     security: Security,
     to_dispatch: mpsc::Sender<WorkerHandle>,
@@ -53,6 +56,7 @@ impl CoordinatorService {
     pub fn new(to_dispatch: mpsc::Sender<WorkerHandle>, security: Security) -> Self {
         CoordinatorService(Arc::new(Inner {
             members: Mutex::new(HashMap::new()),
+            unreachable: Mutex::new(HashMap::new()),
             security,
             to_dispatch,
             finished: AtomicBool::new(false),
@@ -111,6 +115,9 @@ impl CoordinatorService {
                     tracing::warn!("registered worker {addr}: {e}");
                     if let Ok(mut m) = inner.members.lock() {
                         m.remove(&addr);
+                    }
+                    if let Ok(mut u) = inner.unreachable.lock() {
+                        u.insert(addr.clone(), e.to_string());
                     }
                 }
             }
@@ -182,6 +189,17 @@ impl Coordinator for CoordinatorService {
                 }
             }
         };
+        // A previous attempt to connect back failed: say so to the worker (it logs it).
+        let message = self
+            .0
+            .unreachable
+            .lock()
+            .ok()
+            .and_then(|mut u| u.remove(&addr))
+            .map(|e| {
+                format!("the coordinator could not connect back to {addr} (check --advertise): {e}")
+            })
+            .unwrap_or_default();
         if connect {
             tracing::info!(worker = %r.worker_id, %addr, slots = r.slots, "worker registered");
             if let Ok(mut m) = self.0.members.lock() {
@@ -189,7 +207,7 @@ impl Coordinator for CoordinatorService {
             }
             self.spawn_connect(addr);
         }
-        reply(true, finished, String::new())
+        reply(true, finished, message)
     }
 }
 

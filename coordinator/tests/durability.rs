@@ -771,3 +771,37 @@ fn a_killed_coordinator_resumes_long_chains_from_their_checkpoints() {
     assert_n_done_once(&out, LONG_CHAINS);
     assert_same_as(&out, LONG_YAML, LONG_CHAINS);
 }
+
+/// A worker whose `--advertise` address is wrong (nothing listens there) is told so by the
+/// coordinator at its next registration, and logs it: it does not idle silently.
+#[test]
+fn a_worker_advertising_a_wrong_address_is_told() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let yaml = write_yaml(tmp.path(), SLOW_YAML);
+    let out = tmp.path().join("run");
+    let (mut coord, url) = listening_coordinator(&yaml, &out, &[]);
+    let mut worker = Command::new(BIN)
+        .args([
+            "worker",
+            "--listen",
+            "127.0.0.1:0",
+            "--advertise",
+            "127.0.0.1:9",
+        ])
+        .args(["--coordinator", &url, "--register-every", "0.2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn worker");
+    std::thread::sleep(Duration::from_secs(2));
+    sigterm(&worker);
+    let _ = wait_exit(&mut worker, Duration::from_secs(30));
+    let err = stderr_text(&mut worker);
+    assert!(
+        err.contains("could not connect back to 127.0.0.1:9 (check --advertise)"),
+        "{err}"
+    );
+    let _ = coord.kill();
+    let _ = coord.wait();
+}

@@ -467,9 +467,14 @@ pub async fn keep_registered(reg: &Registration) -> RegistrationEnd {
         match register_once(reg, false).await {
             Ok(reply) if !reply.accepted => return RegistrationEnd::Refused(reply.message),
             Ok(reply) if reply.run_finished => return RegistrationEnd::RunFinished,
-            Ok(_) => {
+            Ok(reply) => {
                 last_ok = Some(Instant::now());
                 refusals = 0;
+                // Accepted, but the coordinator could not reach this worker back (a wrong
+                // --advertise): without this line the worker would idle silently.
+                if !reply.message.is_empty() {
+                    tracing::warn!("{}: {}", reg.coordinator, reply.message);
+                }
             }
             // Wrong or missing token: said at once (it was logged nowhere until SIGTERM), and
             // after a few refusals in a row the worker gives up.
