@@ -181,6 +181,6 @@ fn a_resume_point_past_the_end_or_foreign_bytes_are_refused() {
             &mut |_| Ok(()),
         )
         .unwrap_err();
-        assert!(matches!(err, SamplerError::InvalidState(_)), "{err}");
+        assert!(matches!(err, SamplerError::Checkpoint(_)), "{err}");
     }
 }
