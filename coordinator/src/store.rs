@@ -151,7 +151,7 @@ pub enum JobTableError {
 /// What to do about a job table SQLite cannot use (empty for other errors).
 fn sqlite_hint(e: &rusqlite::Error) -> &'static str {
     use rusqlite::ErrorCode::{
-        CannotOpen, DatabaseCorrupt, NotADatabase, ReadOnly, SystemIoFailure,
+        CannotOpen, DatabaseCorrupt, DiskFull, NotADatabase, ReadOnly, SystemIoFailure,
     };
     match e {
         rusqlite::Error::SqliteFailure(f, _) => match f.code {
@@ -160,7 +160,7 @@ fn sqlite_hint(e: &rusqlite::Error) -> &'static str {
                  the stored chains in chains/ are adopted again, checked as complete Parquet \
                  files, and the rest run)"
             }
-            ReadOnly | CannotOpen | SystemIoFailure => {
+            ReadOnly | CannotOpen | SystemIoFailure | DiskFull => {
                 " (the run directory must be writable, on a file system with room)"
             }
             _ if e.to_string().contains("no such table") => {
