@@ -80,6 +80,12 @@ fn finite(x: f64) -> Option<f64> {
     (!x.is_nan()).then_some(x)
 }
 
+/// A group's worst R-hat for the record: none when a monitored scalar never moved (its R-hat is
+/// NaN, so the worst is unknown, not the largest of the others).
+fn judged_rhat(d: &causeway_results::report::CellConvergence) -> Option<f64> {
+    if d.stuck { None } else { finite(d.rhat) }
+}
+
 /// Run `plan` (which has an `until:` block) in rounds until every group meets the criterion or
 /// is capped, then build the report (if `opts.report`). A rerun on the same directory goes on
 /// from the round `manifest.json` records. Returns the last round's summary with `ok` and
@@ -134,7 +140,7 @@ pub async fn run_until(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSumm
             let d = group_diagnostics(&rd, &p.manifest, g.cell, g.replicate)
                 .with_context(|| format!("diagnostics of cell {} rep {}", g.cell, g.replicate))?;
             (g.rhat, g.ess_bulk, g.ess_tail) =
-                (finite(d.rhat), finite(d.ess_bulk), finite(d.ess_tail));
+                (judged_rhat(&d), finite(d.ess_bulk), finite(d.ess_tail));
             if criterion.met(&d) {
                 g.state = GroupState::Met;
             } else if grow(g, &criterion) {
@@ -230,7 +236,8 @@ fn rejudge(
         }
         let d = group_diagnostics(rd, &m, g.cell, g.replicate)
             .with_context(|| format!("diagnostics of cell {} rep {}", g.cell, g.replicate))?;
-        (g.rhat, g.ess_bulk, g.ess_tail) = (finite(d.rhat), finite(d.ess_bulk), finite(d.ess_tail));
+        (g.rhat, g.ess_bulk, g.ess_tail) =
+            (judged_rhat(&d), finite(d.ess_bulk), finite(d.ess_tail));
         g.state = if criterion.met(&d) {
             GroupState::Met
         } else if grow(g, &criterion) {

@@ -480,6 +480,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
             estimate: eta,
             slots,
         },
+        &stop_tx,
     )
     .await;
     let _ = dispatcher.await;

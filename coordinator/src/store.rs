@@ -472,17 +472,25 @@ impl JobStore {
     #[allow(clippy::result_large_err)]
     pub fn into_writer(self) -> Writer {
         let (tx, rx) = mpsc::channel::<Msg>();
+        let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = failed.clone();
         let thread = std::thread::Builder::new()
             .name("jobs.sqlite writer".into())
-            .spawn(move || write_loop(self, rx));
+            .spawn(move || write_loop(self, rx, &flag));
         match thread {
             Ok(h) => Writer {
                 tx,
                 thread: Some(h),
+                failed,
             },
             Err(e) => {
                 tracing::error!("cannot start the job table's writer: {e}");
-                Writer { tx, thread: None }
+                failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                Writer {
+                    tx,
+                    thread: None,
+                    failed,
+                }
             }
         }
     }
@@ -534,9 +542,16 @@ enum Msg {
 pub struct Writer {
     tx: mpsc::Sender<Msg>,
     thread: Option<JoinHandle<Result<JobStore, (JobStore, JobTableError)>>>,
+    /// A batch failed to commit (a full disk, an I/O error): the run should stop.
+    failed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Writer {
+    /// Whether a batch has failed to commit since the writer started.
+    pub fn failed(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Queue one event (never blocks).
     pub fn send(&self, ev: Event) {
         if self.tx.send(Msg::Event(ev)).is_err() {

@@ -314,6 +314,20 @@ fn a_changed_criterion_is_judged_again_and_lower_caps_are_refused() {
         until.contains("a rerun changed the criterion from R-hat ≤ 100"),
         "{until}"
     );
+    // A cell whose scalar never moved has no worst R-hat: NaN, not another scalar's figure.
+    let mut r = csv::Reader::from_path(out.join("tables/until.csv")).expect("until.csv");
+    let head = r.headers().expect("header").clone();
+    let col = |n: &str| head.iter().position(|h| h == n).expect(n);
+    let (rhat, short_on) = (col("rhat"), col("short_on"));
+    let mut stuck = 0;
+    for row in r.records() {
+        let row = row.expect("row");
+        if row[short_on].contains("no chain moved") {
+            stuck += 1;
+            assert!(row[rhat].is_empty() || row[rhat] == *"NaN", "{row:?}");
+        }
+    }
+    assert!(stuck > 0, "{until}");
 
     // Lower caps than the chains have: refused, record unchanged.
     let before = std::fs::read(out.join("manifest.json")).expect("manifest");

@@ -73,6 +73,16 @@ pub enum StoreError {
     Format { path: PathBuf, message: String },
 }
 
+impl StoreError {
+    /// The file system is full or the user's quota is spent (ENOSPC, EDQUOT): every further
+    /// write would fail the same way, so a run stops instead of failing chain after chain.
+    pub fn is_storage_full(&self) -> bool {
+        use std::io::ErrorKind::{QuotaExceeded, StorageFull};
+        matches!(self, StoreError::Io { source, .. }
+            if matches!(source.kind(), StorageFull | QuotaExceeded))
+    }
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),
@@ -514,6 +524,32 @@ pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ENOSPC and EDQUOT (a cluster's inode or byte quota) stop a run; other I/O errors fail
+    /// only the chain they hit.
+    #[test]
+    fn a_full_disk_or_a_spent_quota_is_storage_full() {
+        let io = |e: std::io::Error| StoreError::Io {
+            path: PathBuf::from("chains/x.trace.parquet"),
+            source: e,
+        };
+        #[cfg(target_os = "linux")]
+        for errno in [28, 122] {
+            assert!(
+                io(std::io::Error::from_raw_os_error(errno)).is_storage_full(),
+                "{errno}"
+            );
+        }
+        assert!(io(std::io::ErrorKind::StorageFull.into()).is_storage_full());
+        assert!(!io(std::io::ErrorKind::PermissionDenied.into()).is_storage_full());
+        assert!(
+            !StoreError::Format {
+                path: PathBuf::new(),
+                message: "no space".into()
+            }
+            .is_storage_full()
+        );
+    }
 
     /// The identity hashed in pieces is the hash of the whole canonical text it replaced, so
     /// the job tables of existing run directories keep matching their plans.

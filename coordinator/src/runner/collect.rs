@@ -31,35 +31,49 @@ pub(super) async fn store_results(
     round: Option<&Arc<Round>>,
     bar: &ProgressBar,
     eta: Eta,
+    stop: &tokio::sync::watch::Sender<bool>,
 ) -> usize {
     let (mut eta, slots) = (eta.estimate, eta.slots);
     let mut ok = 0usize;
     // Results are written on blocking threads as they arrive, several at once, so the store
     // never serialises the workers; a row says done only once its files are in place, and
     // carries the chain's timing into the job table.
-    type Stored = (usize, u32, String, Result<(ChainTiming, Digest), String>);
+    // The error says whether the storage is full (then the chain is not failed: it stays to run
+    // again, and the run stops).
+    type Stored = (
+        usize,
+        u32,
+        String,
+        Result<(ChainTiming, Digest), (String, bool)>,
+    );
     let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
-    let settle =
-        |writer: &store::Writer, ok: &mut usize, (index, attempts, worker, stored): Stored| {
-            match stored {
-                Ok((timing, digest)) => {
-                    *ok += 1;
-                    writer.send(Event::Done {
-                        index,
-                        attempts,
-                        worker,
-                        timing,
-                        digest,
-                    });
-                }
-                Err(e) => writer.send(Event::Failed {
+    let mut full: Option<String> = None;
+    let settle = |writer: &store::Writer,
+                  ok: &mut usize,
+                  full: &mut Option<String>,
+                  (index, attempts, worker, stored): Stored| {
+        match stored {
+            Ok((timing, digest)) => {
+                *ok += 1;
+                writer.send(Event::Done {
                     index,
                     attempts,
                     worker,
-                    error: format!("storing the result: {e}"),
-                }),
+                    timing,
+                    digest,
+                });
             }
-        };
+            Err((e, true)) => {
+                full.get_or_insert(e);
+            }
+            Err((e, false)) => writer.send(Event::Failed {
+                index,
+                attempts,
+                worker,
+                error: format!("storing the result: {e}"),
+            }),
+        }
+    };
     let max_writes = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
@@ -82,22 +96,24 @@ pub(super) async fn store_results(
                 writes.spawn_blocking(move || {
                     let worker = result.worker_id.clone();
                     let job_id = result.job_id.clone();
-                    let stored = chain_output_from_result(result).and_then(|out| {
-                        rd2.write_chain(&job_id, &out)
-                            .map(|digest| {
-                                let timing = ChainTiming {
-                                    iterations: out.iterations,
-                                    elapsed_seconds: out.elapsed_seconds,
-                                };
-                                (timing, digest)
-                            })
-                            .map_err(|e| e.to_string())
-                    });
+                    let stored = chain_output_from_result(result)
+                        .map_err(|e| (e, false))
+                        .and_then(|out| {
+                            rd2.write_chain(&job_id, &out)
+                                .map(|digest| {
+                                    let timing = ChainTiming {
+                                        iterations: out.iterations,
+                                        elapsed_seconds: out.elapsed_seconds,
+                                    };
+                                    (timing, digest)
+                                })
+                                .map_err(|e| (e.to_string(), e.is_storage_full()))
+                        });
                     (index, attempts, worker, stored)
                 });
                 while writes.len() > max_writes {
                     if let Some(Ok(done)) = writes.join_next().await {
-                        settle(writer, &mut ok, done);
+                        settle(writer, &mut ok, &mut full, done);
                     }
                 }
                 bar.inc(1);
@@ -140,12 +156,28 @@ pub(super) async fn store_results(
             }
         }
         while let Some(Ok(done)) = writes.try_join_next() {
-            settle(writer, &mut ok, done);
+            settle(writer, &mut ok, &mut full, done);
+        }
+        // Storage full (a result file, or the job table): every further write would fail the
+        // same way. Stop dispatching once; what is not stored stays pending for a rerun.
+        if writer.failed() && full.is_none() {
+            full = Some("the job table could not be written (its error is above)".into());
+        }
+        if let Some(why) = &full
+            && !*stop.borrow()
+        {
+            bar.suspend(|| {
+                eprintln!(
+                    "error: {why}: the storage is full or failing; dispatch stops. Free space \
+                     and run the same command again: what is stored is kept"
+                )
+            });
+            let _ = stop.send(true);
         }
     }
     while let Some(joined) = writes.join_next().await {
         match joined {
-            Ok(done) => settle(writer, &mut ok, done),
+            Ok(done) => settle(writer, &mut ok, &mut full, done),
             Err(e) => tracing::error!("a result writer stopped: {e}"),
         }
     }

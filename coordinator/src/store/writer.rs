@@ -9,6 +9,7 @@ use super::*;
 pub(super) fn write_loop(
     mut store: JobStore,
     rx: mpsc::Receiver<Msg>,
+    failed: &std::sync::atomic::AtomicBool,
 ) -> Result<JobStore, (JobStore, JobTableError)> {
     let mut first_error: Option<JobTableError> = None;
     let mut closed = false;
@@ -33,6 +34,7 @@ pub(super) fn write_loop(
                 source: e,
             };
             tracing::error!("{e}");
+            failed.store(true, std::sync::atomic::Ordering::SeqCst);
             first_error.get_or_insert(e);
         }
         for m in batch {

@@ -68,7 +68,14 @@ pub fn until_table(
     cols.push(Series::new("replicates_met".into(), met).into());
     cols.push(Series::new("replicates_capped".into(), count(GroupState::Capped)).into());
     cols.push(Series::new("met".into(), &met_text).into());
-    cols.push(Series::new("rhat".into(), worst(|g| g.rhat, true)).into());
+    // A replicate with no R-hat (a scalar that never moved) makes the cell's worst unknown.
+    let mut rhat = worst(|g| g.rhat, true);
+    for (r, gs) in rhat.iter_mut().zip(&groups) {
+        if gs.iter().any(|g| g.rhat.is_none()) {
+            *r = f64::NAN;
+        }
+    }
+    cols.push(Series::new("rhat".into(), rhat).into());
     cols.push(Series::new("ess_bulk".into(), worst(|g| g.ess_bulk, false)).into());
     cols.push(Series::new("ess_tail".into(), worst(|g| g.ess_tail, false)).into());
     let c = &u.criterion;
