@@ -22,7 +22,9 @@ pub(super) struct Eta {
 /// Store every outcome the dispatcher sends until it is done: results written on blocking
 /// threads as they arrive (several at once, so the store never serialises the workers; a row
 /// says done only once its files are in place, and carries the chain's timing into the job
-/// table), checkpoints and failures recorded, progress shown. Returns the chains stored.
+/// table), checkpoints and failures recorded, progress shown; a full disk sends `stop`.
+/// Returns the chains stored.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn store_results(
     mut rx: mpsc::Receiver<Outcome>,
     writer: &store::Writer,
