@@ -270,9 +270,15 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let m = rd.read_manifest()?;
     // A run directory copied or pruned without its tables (or made by an older version) still
     // reports: the folders are made here, not only by `run`.
+    // Each folder is also tried for writing first, so that a read-only or full file system
+    // is named by its path (the figure library's own error names none).
     for dir in [rd.tables_dir(), rd.figures_dir(), rd.units_dir()] {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ReportError::Other(format!("{}: cannot create: {e}", dir.display())))?;
+        let probe = dir.join(".causeway-write-probe");
+        std::fs::write(&probe, b"")
+            .and_then(|()| std::fs::remove_file(&probe))
+            .map_err(|e| ReportError::Other(format!("{}: cannot write: {e}", dir.display())))?;
     }
     let conv = convergence(rd, &m)?;
     let mut tables = Vec::new();
