@@ -578,6 +578,13 @@ where
                             );
                         }
                     }
+                    // Read the stream to its end (the worker's trailers): a stream dropped
+                    // before it ends is reset, and HTTP/2 allows a connection only so many
+                    // locally reset streams (h2: 1,024), after which every chain on it fails.
+                    let _ = tokio::time::timeout(lease, async {
+                        while let Ok(Some(_)) = stream.message().await {}
+                    })
+                    .await;
                     return Ok(r);
                 }
                 Some(chain_event::Event::Checkpoint(c)) => {
