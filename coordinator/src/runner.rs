@@ -409,27 +409,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let n_pending = pending.len();
     let writer = table.into_writer();
 
-    // Stop: SIGTERM / Ctrl-C (CLI) or the caller's flag.
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let stop_tx = Arc::new(stop_tx);
-    if opts.handle_signals {
-        let stop_tx = stop_tx.clone();
-        tokio::spawn(async move {
-            causeway_worker::process::termination_signal().await;
-            let _ = stop_tx.send(true);
-        });
-    }
-    if let Some(mut external) = opts.stop.clone() {
-        let stop_tx = stop_tx.clone();
-        tokio::spawn(async move {
-            while external.changed().await.is_ok() {
-                if *external.borrow() {
-                    let _ = stop_tx.send(true);
-                    return;
-                }
-            }
-        });
-    }
+    let (stop_tx, stop_rx) = stop_channel(opts);
 
     let Connected {
         workers_rx,
@@ -589,6 +569,31 @@ fn stored_chain_defect(rd: &RunDir, id: &str, digest: Option<&Digest>) -> Option
             "its files' checksum differs from the one stored when they were written".to_string()
         }),
     }
+}
+
+/// The run's stop: set by SIGTERM / SIGINT / SIGHUP (CLI), the caller's flag, or a full disk.
+fn stop_channel(opts: &RunOptions) -> (Arc<watch::Sender<bool>>, watch::Receiver<bool>) {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let stop_tx = Arc::new(stop_tx);
+    if opts.handle_signals {
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            causeway_worker::process::termination_signal().await;
+            let _ = stop_tx.send(true);
+        });
+    }
+    if let Some(mut external) = opts.stop.clone() {
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            while external.changed().await.is_ok() {
+                if *external.borrow() {
+                    let _ = stop_tx.send(true);
+                    return;
+                }
+            }
+        });
+    }
+    (stop_tx, stop_rx)
 }
 
 /// The workers of a run and the services that stop with it.

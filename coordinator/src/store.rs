@@ -561,9 +561,8 @@ impl Writer {
 
     /// Queue job `index`'s new checkpoint (never blocks), with every row since iteration 1. It
     /// replaces the previous one in the same transaction, so a kill at any moment leaves one
-    /// whole checkpoint or the previous. The writer encodes it, and skips one that a later
-    /// checkpoint of the same chain in the same batch replaces: a chain checkpointed every
-    /// iteration costs about one write per batch, not one per iteration.
+    /// whole checkpoint or the previous. The writer thread encodes and seals it (the
+    /// dispatcher hands a chain's checkpoint on at most every 100 ms, see `dispatch`).
     pub fn checkpoint(&self, index: usize, checkpoint: Arc<ChainCheckpoint>) {
         self.send_checkpoint(index, checkpoint, false);
     }
@@ -617,8 +616,6 @@ impl Writer {
 }
 
 mod writer;
-#[cfg(test)]
-use writer::superseded;
 use writer::write_loop;
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use causeway_proto::v1::ChainResult;
 use causeway_results::rundir::digest::Digest;
 use causeway_results::rundir::{ChainTiming, JobRecord, RunDir};
 use causeway_worker::wire::chain_output_from_result;
@@ -40,42 +41,8 @@ pub(super) async fn store_results(
     // Results are written on blocking threads as they arrive, several at once, so the store
     // never serialises the workers; a row says done only once its files are in place, and
     // carries the chain's timing into the job table.
-    // The error says whether the storage is full (then the chain is not failed: it stays to run
-    // again, and the run stops).
-    type Stored = (
-        usize,
-        u32,
-        String,
-        Result<(ChainTiming, Digest), (String, bool)>,
-    );
     let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
     let mut full: Option<String> = None;
-    let settle = |writer: &store::Writer,
-                  ok: &mut usize,
-                  full: &mut Option<String>,
-                  (index, attempts, worker, stored): Stored| {
-        match stored {
-            Ok((timing, digest)) => {
-                *ok += 1;
-                writer.send(Event::Done {
-                    index,
-                    attempts,
-                    worker,
-                    timing,
-                    digest,
-                });
-            }
-            Err((e, true)) => {
-                full.get_or_insert(e);
-            }
-            Err((e, false)) => writer.send(Event::Failed {
-                index,
-                attempts,
-                worker,
-                error: format!("storing the result: {e}"),
-            }),
-        }
-    };
     let max_writes = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
@@ -95,24 +62,7 @@ pub(super) async fn store_results(
                     bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
                 }
                 let rd2 = rd.clone();
-                writes.spawn_blocking(move || {
-                    let worker = result.worker_id.clone();
-                    let job_id = result.job_id.clone();
-                    let stored = chain_output_from_result(result)
-                        .map_err(|e| (e, false))
-                        .and_then(|out| {
-                            rd2.write_chain(&job_id, &out)
-                                .map(|digest| {
-                                    let timing = ChainTiming {
-                                        iterations: out.iterations,
-                                        elapsed_seconds: out.elapsed_seconds,
-                                    };
-                                    (timing, digest)
-                                })
-                                .map_err(|e| (e.to_string(), e.is_storage_full()))
-                        });
-                    (index, attempts, worker, stored)
-                });
+                writes.spawn_blocking(move || write_result(&rd2, index, attempts, result));
                 while writes.len() > max_writes {
                     if let Some(Ok(done)) = writes.join_next().await {
                         settle(writer, &mut ok, &mut full, done);
@@ -160,22 +110,7 @@ pub(super) async fn store_results(
         while let Some(Ok(done)) = writes.try_join_next() {
             settle(writer, &mut ok, &mut full, done);
         }
-        // Storage full (a result file, or the job table): every further write would fail the
-        // same way. Stop dispatching once; what is not stored stays pending for a rerun.
-        if writer.failed() && full.is_none() {
-            full = Some("the job table could not be written (its error is above)".into());
-        }
-        if let Some(why) = &full
-            && !*stop.borrow()
-        {
-            bar.suspend(|| {
-                eprintln!(
-                    "error: {why}: the storage is full or failing; dispatch stops. Free space \
-                     and run the same command again: what is stored is kept"
-                )
-            });
-            let _ = stop.send(true);
-        }
+        stop_if_storage_failed(writer, &mut full, bar, stop);
     }
     while let Some(joined) = writes.join_next().await {
         match joined {
@@ -184,4 +119,89 @@ pub(super) async fn store_results(
         }
     }
     ok
+}
+
+/// A stored result: (plan index, attempts, worker, its timing and files' digest or the error
+/// and whether the storage is full; then the chain is not failed: it stays to run again, and
+/// the run stops).
+type Stored = (
+    usize,
+    u32,
+    String,
+    Result<(ChainTiming, Digest), (String, bool)>,
+);
+
+/// Write one finished chain's files (on a blocking thread).
+fn write_result(rd: &RunDir, index: usize, attempts: u32, result: ChainResult) -> Stored {
+    let worker = result.worker_id.clone();
+    let job_id = result.job_id.clone();
+    let stored = chain_output_from_result(result)
+        .map_err(|e| (e, false))
+        .and_then(|out| {
+            rd.write_chain(&job_id, &out)
+                .map(|digest| {
+                    let timing = ChainTiming {
+                        iterations: out.iterations,
+                        elapsed_seconds: out.elapsed_seconds,
+                    };
+                    (timing, digest)
+                })
+                .map_err(|e| (e.to_string(), e.is_storage_full()))
+        });
+    (index, attempts, worker, stored)
+}
+
+/// The job table's row for a written result: done with its timing and digest, failed, or (the
+/// storage full) nothing, the reason kept in `full`.
+fn settle(
+    writer: &store::Writer,
+    ok: &mut usize,
+    full: &mut Option<String>,
+    (index, attempts, worker, stored): Stored,
+) {
+    match stored {
+        Ok((timing, digest)) => {
+            *ok += 1;
+            writer.send(Event::Done {
+                index,
+                attempts,
+                worker,
+                timing,
+                digest,
+            });
+        }
+        Err((e, true)) => {
+            full.get_or_insert(e);
+        }
+        Err((e, false)) => writer.send(Event::Failed {
+            index,
+            attempts,
+            worker,
+            error: format!("storing the result: {e}"),
+        }),
+    }
+}
+
+/// Storage full (a result file, or the job table): every further write would fail the same
+/// way. Stop dispatching once; what is not stored stays pending for a rerun.
+fn stop_if_storage_failed(
+    writer: &store::Writer,
+    full: &mut Option<String>,
+    bar: &ProgressBar,
+    stop: &tokio::sync::watch::Sender<bool>,
+) {
+    if writer.failed() && full.is_none() {
+        *full = Some("the job table could not be written (its error is above)".into());
+    }
+    if let Some(why) = full.as_ref()
+        && !*stop.borrow()
+    {
+        bar.suspend(|| {
+            eprintln!(
+                "error: {why}: the storage is full or failing; dispatch stops. Free space \
+                 and run the same command again: what is stored is kept"
+            )
+        });
+        let _ = stop.send(true);
+    }
 }

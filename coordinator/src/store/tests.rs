@@ -160,37 +160,3 @@ fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
     assert!(got[&1].is_err(), "{got:?}");
     assert!(store.ends(&[2]).expect("ends").is_empty());
 }
-
-/// Checkpoints of one chain queued faster than the writer commits are coalesced: only the last
-/// of a batch is encoded and written, unless an event of that chain sits between them.
-#[test]
-fn a_checkpoint_replaced_within_a_batch_is_not_written() {
-    let (a, b, c) = (ckpt(1, &[1]), ckpt(2, &[2]), ckpt(3, &[3]));
-    let started = Msg::Event(Event::Started {
-        index: 0,
-        attempt: 2,
-        worker: "w".into(),
-        resumed_from: Some(2),
-    });
-    let m = |x: &Arc<ChainCheckpoint>, index, end| Msg::Checkpoint {
-        index,
-        checkpoint: x.clone(),
-        end,
-    };
-    let batch = vec![
-        m(&a, 0, false),
-        m(&a, 1, false),
-        m(&b, 0, false),
-        m(&a, 0, true),
-        started,
-        m(&c, 0, false),
-        m(&c, 0, false),
-    ];
-    assert_eq!(
-        superseded(&batch),
-        vec![true, false, false, false, false, true, false],
-        "b replaces a; c is kept past the Started event; end states and other chains apart"
-    );
-    let batch = vec![m(&a, 0, false), m(&b, 0, false), m(&c, 0, false)];
-    assert_eq!(superseded(&batch), vec![true, true, false]);
-}

@@ -1,6 +1,5 @@
 //! The job table's writer thread: batches of events and checkpoints, each batch one
-//! transaction; a checkpoint that a later one of the same chain replaces within a batch is
-//! skipped.
+//! transaction; checkpoints are encoded and sealed here, off the dispatcher.
 
 use super::*;
 
@@ -110,31 +109,8 @@ impl Event {
     }
 }
 
-/// The checkpoints of `batch` that a later one of the same chain (and table) replaces with no
-/// event of that chain between them: writing them would change nothing.
-pub(super) fn superseded(batch: &[Msg]) -> Vec<bool> {
-    let mut later: std::collections::HashSet<(usize, bool)> = Default::default();
-    let mut out = vec![false; batch.len()];
-    for (k, m) in batch.iter().enumerate().rev() {
-        match m {
-            Msg::Checkpoint { index, end, .. } => out[k] = !later.insert((*index, *end)),
-            Msg::Event(ev) => {
-                later.remove(&(ev.index(), false));
-                later.remove(&(ev.index(), true));
-            }
-            Msg::Forget(index) => {
-                later.remove(&(*index, false));
-                later.remove(&(*index, true));
-            }
-            Msg::Flush(_) => {}
-        }
-    }
-    out
-}
-
 fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
     let t = now();
-    let skip = superseded(batch);
     let tx = conn.transaction()?;
     {
         // A done row only changes to done again (a result stored twice is the same row).
@@ -161,9 +137,8 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
              VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
         )?;
-        for (m, skip) in batch.iter().zip(skip) {
+        for m in batch {
             match m {
-                Msg::Checkpoint { .. } if skip => {}
                 Msg::Event(ev) => {
                     let (state, attempts, worker, error, started, finished) = ev.row();
                     update.execute(params![

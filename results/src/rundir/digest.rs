@@ -5,7 +5,7 @@
 //! XXH3-128 guards against accidental damage (a flipped bit, a truncated or foreign blob), not
 //! against someone who can write the job table: they could rewrite the digest as well.
 
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 /// A 128-bit XXH3 digest, little-endian.
 pub type Digest = [u8; 16];
@@ -18,12 +18,13 @@ pub fn digest(bytes: &[u8]) -> Digest {
 /// The digest of several byte strings in order, each prefixed by its length (so that moving
 /// bytes from one to the next changes it).
 pub fn digest_parts(parts: &[&[u8]]) -> Digest {
-    let mut buf = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+    // Streamed: equal to the digest of the concatenation, without copying the files' bytes.
+    let mut h = Xxh3::new();
     for p in parts {
-        buf.extend_from_slice(&(p.len() as u64).to_le_bytes());
-        buf.extend_from_slice(p);
+        h.update(&(p.len() as u64).to_le_bytes());
+        h.update(p);
     }
-    digest(&buf)
+    h.digest128().to_le_bytes()
 }
 
 /// The first bytes of a sealed blob (format 1: magic, digest of the payload, payload).
@@ -90,5 +91,12 @@ mod tests {
     fn digest_parts_sees_where_the_parts_split() {
         assert_ne!(digest_parts(&[b"ab", b"c"]), digest_parts(&[b"a", b"bc"]));
         assert_eq!(digest_parts(&[b"ab", b"c"]), digest_parts(&[b"ab", b"c"]));
+        // The streamed digest is the one of the length-prefixed concatenation.
+        let mut whole = Vec::new();
+        for p in [&b"ab"[..], b"c"] {
+            whole.extend_from_slice(&(p.len() as u64).to_le_bytes());
+            whole.extend_from_slice(p);
+        }
+        assert_eq!(digest_parts(&[b"ab", b"c"]), digest(&whole));
     }
 }
