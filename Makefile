@@ -9,13 +9,15 @@
 #   make lint                      clippy, the import graph (no circles; proto <- worker <- coordinator -> results),
 #                                  and no test code in the shipped binary
 #   make test-slurm                deploy/slurm/ on a throwaway single-node Slurm (root; installs slurm-wlm, munge)
+#   make test-site                 the results site in headless Chromium (installs Debian's chromium if missing)
+#   make test-arviz                `causeway export` opened by real ArviZ (a venv from PyPI), checked against the run's tables
 
 PROFILE ?= quick
 CARGO ?= cargo
 CAUSEWAY := target/release/causeway
 EXPERIMENTS ?= $(sort $(wildcard experiments/*/*.yaml))
 
-.PHONY: all build test test-slurm reproduce nightly false-alarms power bench arviz-venv fmt lint arch clean
+.PHONY: all build test test-slurm test-arviz test-site reproduce nightly false-alarms power bench arviz-venv fmt lint arch clean
 
 all: build
 
@@ -30,11 +32,25 @@ test:
 test-slurm:
 	bash tests/slurm/run.sh
 
+# Reuses the binary `make test` built (target/debug/causeway); screenshots in target/site-screenshots/.
+test-site:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	bash tests/site/run.sh
+
+# Reuses the binary `make test` built (target/debug/causeway); makes the venv if it is missing.
+test-arviz:
+	@[ -x $(AZ_VENV)/bin/python ] || $(MAKE) arviz-venv
+	AZ_PYTHON=$(AZ_VENV)/bin/python bash tests/arviz/run.sh
+
+# The results site's index (runs/index.html) is rewritten after each experiment, so it exists
+# from the first one on.
 reproduce: build
 	@set -e; for f in $(EXPERIMENTS); do \
 		echo "== $$f ($(PROFILE))"; \
 		$(CAUSEWAY) run $$f --profile $(PROFILE); \
-	done
+		$(CAUSEWAY) site runs > /dev/null; \
+	done; \
+	echo "results: $$(pwd)/runs/index.html"
 
 # Exact check first, statistical where exact fails; exit 1 on a regression (bench/nightly/nightly.sh).
 nightly:
@@ -64,7 +80,7 @@ bench:
 	else echo "ArviZ comparison skipped: run 'make arviz-venv' first"; fi
 
 arviz-venv:
-	python3 -m venv $(AZ_VENV) && $(AZ_VENV)/bin/pip install -q arviz==0.23.4
+	python3 -m venv $(AZ_VENV) && $(AZ_VENV)/bin/pip install -q arviz==0.23.4 zarr==3.1.6
 
 fmt:
 	$(CARGO) fmt --all

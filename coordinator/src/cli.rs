@@ -172,8 +172,25 @@ enum Command {
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
-    /// Rebuild the tables and figures of a run directory.
+    /// Rebuild the tables and figures of a run directory, and its page (`<run>/index.html`).
     Report { run_dir: PathBuf },
+    /// Write the results site: for a run directory, its page (`<run>/index.html`); for a folder
+    /// of runs (e.g. runs/), the index linking every run under it (`<folder>/index.html`), with
+    /// the page of any run that has none. Opens from the file system, no server.
+    Site { dir: PathBuf },
+    /// Write a run's chains as ArviZ InferenceData: one Zarr v3 store per cell and replicate
+    /// (`<out>/cell<k>-rep<r>.zarr`), groups `posterior` and `sample_stats`, dims (chain, draw)
+    /// after the burn-in. Open with `xarray.open_datatree(path, engine="zarr")`, or in ArviZ 0.2x
+    /// `az.InferenceData.from_datatree(...)` of it.
+    Export {
+        run_dir: PathBuf,
+        /// Folder for the stores [default: <run dir>/inferencedata].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Export only this grid cell (repeatable) [default: every cell, at most 1000 stores].
+        #[arg(long = "cell")]
+        cells: Vec<usize>,
+    },
     /// Convergence diagnostics (R-hat, ESS, MCSE) of a draws file: CSV or Parquet with columns
     /// chain,draw,<one column per variable>.
     Diagnose {
@@ -417,6 +434,40 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             let rd = causeway_results::rundir::RunDir::open(&run_dir);
             causeway_results::report::build(&rd)?;
             emit(&format!("tables in {}\n", run_dir.join("tables").display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Site { dir } => {
+            let text = if dir.join("manifest.json").exists() {
+                let rd = causeway_results::rundir::RunDir::open(&dir);
+                let page = causeway_results::site::write_run_page(&rd)?;
+                format!("{}\n", page.display())
+            } else {
+                let (index, n) = causeway_results::site::write_index(&dir)?;
+                format!("{} ({n} runs)\n", index.display())
+            };
+            emit(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Export {
+            run_dir,
+            out,
+            cells,
+        } => {
+            let out = out.unwrap_or_else(|| run_dir.join("inferencedata"));
+            let done = causeway_results::export::export_run(&run_dir, &out, &cells)?;
+            let mut text = String::new();
+            for e in &done {
+                text.push_str(&format!(
+                    "{}: cell {} replicate {}, {} chains × {} draws\n",
+                    e.path.display(),
+                    e.cell,
+                    e.replicate,
+                    e.chains,
+                    e.draws
+                ));
+            }
+            text.push_str(&format!("{} stores in {}\n", done.len(), out.display()));
+            emit(&text)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Diagnose { file, format } => {

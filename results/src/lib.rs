@@ -6,5 +6,7 @@
 pub mod check;
 pub mod check_stats;
 pub mod diagnostics;
+pub mod export;
 pub mod report;
 pub mod rundir;
+pub mod site;

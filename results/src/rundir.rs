@@ -46,7 +46,8 @@ mod until_record;
 pub use completeness::{MissingChains, missing_summary};
 use digest::{Digest, digest_parts};
 pub use draws::{
-    ChainDraws, StoredRows, chain_draws, chain_draws_of, stored_chains, stored_rows, trace_rows,
+    ChainDraws, StoredRows, chain_draws, chain_draws_of, columns_after_burn_in, stored_chains,
+    stored_rows, trace_rows,
 };
 pub use parquet::{
     SUMMARY_KEY, footer_value, parquet_bytes, parquet_frame_defect, read_matrices, read_parquet,

@@ -342,3 +342,21 @@ fn axis_values(ctx: &Ctx<'_>, v: &Value, ypath: &str) -> Result<Vec<Value>, Expe
         _ => Err(ctx.err_at(ypath, "a grid axis must be a list of values")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The cells' seed keys (`key`, `dkey` above) and the run's identity hash serde_json's text of
+    /// a `Value`, which sorts object keys only while no crate of the build turns on serde_json's
+    /// `preserve_order` feature (features unify across the workspace: one dependency that
+    /// enables it changes every chain's stream). A dependency that does so fails here.
+    #[test]
+    fn seed_keys_hash_sorted_json() {
+        let v = serde_json::json!({"b": 1, "a": {"d": 2, "c": 3}});
+        assert_eq!(
+            v.to_string(),
+            r#"{"a":{"c":3,"d":2},"b":1}"#,
+            "serde_json's preserve_order is on: some dependency enables it, and the chains' seeds \
+             would change (cargo tree -e features -i serde_json)"
+        );
+    }
+}

@@ -6,10 +6,21 @@ use plotters::prelude::*;
 
 use super::ReportError;
 
-/// One line of a panel: points `(x, mean, sd)`; sd may be NaN (no bar).
+/// One line of a panel: points `(x, mean, sd)`; sd may be NaN (no bar). A line named one of
+/// [`REFERENCE_LINES`] (the truth, an exact value, chance, y = x) is drawn as the reference:
+/// black, dashed, without markers.
 pub struct Line {
     pub name: String,
     pub points: Vec<(f64, f64, f64)>,
+}
+
+/// Names of the lines drawn as references rather than estimates.
+pub const REFERENCE_LINES: [&str; 4] = ["truth", "exact", "chance", "y = x"];
+
+impl Line {
+    fn is_reference(&self) -> bool {
+        REFERENCE_LINES.contains(&self.name.as_str())
+    }
 }
 
 /// One panel of a grid figure.
@@ -18,20 +29,53 @@ pub struct Panel {
     pub x_label: String,
     pub y_label: String,
     pub log_x: bool,
+    /// A square plotting area (ROC curves, estimate against truth).
+    pub square: bool,
     pub lines: Vec<Line>,
 }
 
+/// The Okabe–Ito colours (distinct under the common colour-vision deficiencies), without black
+/// (kept for reference lines) and yellow (too light on white).
 const COLORS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(204, 121, 167),
 ];
+
+/// The grid lines: major ticks only, light.
+const GRID: RGBColor = RGBColor(228, 228, 228);
+
+/// Panel size in pixels: plotting area and axes, then the legend below it.
+const PANEL_W: u32 = 460;
+const CHART_H: u32 = 340;
+const SQUARE_H: u32 = 472;
+const LEGEND_ROW: u32 = 22;
 
 fn pe<E: std::fmt::Display>(e: E) -> ReportError {
     ReportError::Other(format!("figure: {e}"))
+}
+
+/// A tick label on an axis spanning `range`: integers without a decimal point (1, 10, 100),
+/// others with as many decimals as a tenth of the range needs (at most 8), without trailing
+/// zeros, so that neighbouring ticks never read the same.
+pub fn tick(x: f64, range: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    if (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0) {
+        return format!("{}", x.round() as i64);
+    }
+    let step = range / 10.0;
+    let decimals = if step > 0.0 && step.is_finite() {
+        ((-step.log10()).ceil().max(0.0) as usize + 1).min(8)
+    } else {
+        3
+    };
+    let s = format!("{x:.decimals$}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn bounds(panel: &Panel) -> (f64, f64, f64, f64) {
@@ -57,44 +101,76 @@ fn bounds(panel: &Panel) -> (f64, f64, f64, f64) {
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
-    if y1 <= y0 {
-        y1 = y0 + 1.0;
+    // Lines that agree to a millionth of their size (an exact value and estimates of it) get a
+    // span of one unit, as flat lines, rather than ticks that cannot tell themselves apart.
+    let size = y0.abs().max(y1.abs());
+    if y1 - y0 <= 1e-6 * size || y1 <= y0 {
+        let mid = 0.5 * (y0 + y1);
+        (y0, y1) = (mid - 0.5, mid + 0.5);
     }
     let pad = 0.05 * (y1 - y0);
     (x0, x1, y0 - pad, y1 + pad)
 }
 
-/// Draw `panels` in a grid of `ncols` columns into an SVG file.
+/// Every x of the panel is an integer and they span at most 20: one tick per integer.
+fn integer_ticks(panel: &Panel, x0: f64, x1: f64) -> Option<usize> {
+    let all_int = panel
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter())
+        .all(|p| !p.0.is_finite() || p.0 == p.0.round());
+    (all_int && !panel.log_x && x1 - x0 <= 20.0).then(|| (x1 - x0) as usize + 1)
+}
+
+/// Legend rows below a panel: two entries a row.
+fn legend_rows(panel: &Panel) -> u32 {
+    panel.lines.len().div_ceil(2) as u32
+}
+
+/// Draw `panels` in a grid of `ncols` columns into an SVG file; each panel's legend sits below
+/// its plot, outside the data.
 pub fn line_panels(path: &Path, panels: &[Panel], ncols: usize) -> Result<(), ReportError> {
     let ncols = ncols.max(1);
     let nrows = panels.len().div_ceil(ncols).max(1);
-    let root = SVGBackend::new(path, (360 * ncols as u32, 280 * nrows as u32)).into_drawing_area();
+    let chart_h = if panels.iter().any(|p| p.square) {
+        SQUARE_H
+    } else {
+        CHART_H
+    };
+    let legend_h = panels.iter().map(legend_rows).max().unwrap_or(0) * LEGEND_ROW + 8;
+    let (w, h) = (PANEL_W * ncols as u32, (chart_h + legend_h) * nrows as u32);
+    let root = SVGBackend::new(path, (w, h)).into_drawing_area();
     root.fill(&WHITE).map_err(pe)?;
     let areas = root.split_evenly((nrows, ncols));
     for (panel, area) in panels.iter().zip(areas.iter()) {
+        let (chart_area, legend_area) = area.split_vertically(chart_h);
         let (x0, x1, y0, y1) = bounds(panel);
-        let mut b = ChartBuilder::on(area);
-        b.caption(&panel.title, ("sans-serif", 15))
-            .margin(8)
-            .x_label_area_size(32)
-            .y_label_area_size(48);
+        let x_ticks = integer_ticks(panel, x0, x1).unwrap_or(8);
+        let mut b = ChartBuilder::on(&chart_area);
+        b.caption(&panel.title, ("sans-serif", 17))
+            .margin(10)
+            .margin_right(26)
+            .x_label_area_size(44)
+            .y_label_area_size(58);
         // The two axis kinds are different types: one body, instantiated for each.
         macro_rules! draw_panel {
             ($x:expr) => {{
                 let mut chart = b.build_cartesian_2d($x, y0..y1).map_err(pe)?;
                 chart
                     .configure_mesh()
+                    .light_line_style(TRANSPARENT)
+                    .bold_line_style(GRID)
+                    .x_labels(x_ticks)
+                    .y_labels(8)
+                    .x_label_formatter(&|x| tick(*x, x1 - x0))
+                    .y_label_formatter(&|y| tick(*y, y1 - y0))
+                    .label_style(("sans-serif", 13))
+                    .axis_desc_style(("sans-serif", 14))
                     .x_desc(&panel.x_label)
                     .y_desc(&panel.y_label)
                     .draw()
                     .map_err(pe)?;
                 draw_lines(&mut chart, panel)?;
-                chart
-                    .configure_series_labels()
-                    .background_style(WHITE.mix(0.8))
-                    .border_style(BLACK)
-                    .draw()
-                    .map_err(pe)?;
             }};
         }
         if panel.log_x && x0 > 0.0 {
@@ -102,8 +178,54 @@ pub fn line_panels(path: &Path, panels: &[Panel], ncols: usize) -> Result<(), Re
         } else {
             draw_panel!(x0..x1);
         }
+        draw_legend(&legend_area, panel)?;
     }
     root.present().map_err(pe)?;
+    Ok(())
+}
+
+/// A line's colour: black for a reference, else the palette by its index among estimates.
+fn line_colors(panel: &Panel) -> Vec<RGBColor> {
+    let mut k = 0;
+    panel
+        .lines
+        .iter()
+        .map(|l| {
+            if l.is_reference() {
+                BLACK
+            } else {
+                k += 1;
+                COLORS[(k - 1) % COLORS.len()]
+            }
+        })
+        .collect()
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    panel: &Panel,
+) -> Result<(), ReportError> {
+    let (w, _) = area.dim_in_pixel();
+    let col_w = (w as i32 - 70) / 2;
+    let font = ("sans-serif", 13).into_font();
+    for ((i, l), c) in panel.lines.iter().enumerate().zip(line_colors(panel)) {
+        let x = 62 + (i as i32 % 2) * col_w;
+        let y = 4 + (i as i32 / 2) * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        let style = c.stroke_width(2);
+        if l.is_reference() {
+            for s in [0, 9, 18] {
+                area.draw(&PathElement::new(vec![(x + s, y), (x + s + 6, y)], style))
+                    .map_err(pe)?;
+            }
+        } else {
+            area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], style))
+                .map_err(pe)?;
+            area.draw(&Circle::new((x + 12, y), 3, c.filled()))
+                .map_err(pe)?;
+        }
+        area.draw(&Text::new(l.name.clone(), (x + 32, y - 7), font.clone()))
+            .map_err(pe)?;
+    }
     Ok(())
 }
 
@@ -115,19 +237,27 @@ where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
-    for (i, l) in panel.lines.iter().enumerate() {
-        let c = COLORS[i % COLORS.len()];
+    // References first, so the estimates are drawn over them.
+    let colors = line_colors(panel);
+    let mut order: Vec<usize> = (0..panel.lines.len()).collect();
+    order.sort_by_key(|&i| !panel.lines[i].is_reference());
+    for i in order {
+        let (l, c) = (&panel.lines[i], colors[i]);
         let pts: Vec<(f64, f64)> = l
             .points
             .iter()
             .filter(|p| p.1.is_finite())
             .map(|p| (p.0, p.1))
             .collect();
+        if l.is_reference() {
+            chart
+                .draw_series(DashedLineSeries::new(pts, 6, 4, c.stroke_width(2)))
+                .map_err(pe)?;
+            continue;
+        }
         chart
             .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-            .map_err(pe)?
-            .label(l.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+            .map_err(pe)?;
         chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
             .map_err(pe)?;
@@ -136,7 +266,7 @@ where
                 chart
                     .draw_series(std::iter::once(PathElement::new(
                         vec![(x, y - sd), (x, y + sd)],
-                        c,
+                        c.stroke_width(1),
                     )))
                     .map_err(pe)?;
             }
@@ -157,7 +287,7 @@ pub struct TraceVar {
 /// A row per variable: its trace plot (left) and histogram (right).
 pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
     let rows = vars.len().max(1);
-    let root = SVGBackend::new(path, (1000, 220 * rows as u32)).into_drawing_area();
+    let root = SVGBackend::new(path, (1000, 230 * rows as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(pe)?;
     let areas = root.split_evenly((rows, 2));
     for (i, v) in vars.iter().enumerate() {
@@ -190,12 +320,16 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
         let mut chart = ChartBuilder::on(&areas[2 * i])
             .caption(format!("{}: trace", v.name), ("sans-serif", 14))
             .margin(6)
-            .x_label_area_size(28)
+            .x_label_area_size(40)
             .y_label_area_size(50)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(pe)?;
         chart
             .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(GRID)
+            .x_label_formatter(&|x| tick(*x, x1 - x0))
+            .y_label_formatter(&|y| tick(*y, y1 - y0))
             .x_desc("iteration")
             .draw()
             .map_err(pe)?;
@@ -215,8 +349,20 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
         if !lo.is_finite() {
             continue;
         }
-        let nb = 30usize;
-        let width = if hi > lo { (hi - lo) / nb as f64 } else { 1.0 };
+        // Integer draws (K+, counts) get one bin per integer, centred on it; others 30 bins.
+        let integer = hi - lo <= 60.0 && v.pooled.iter().all(|x| *x == x.round());
+        let (lo, nb) = if integer {
+            (lo - 0.5, (hi - lo) as usize + 1)
+        } else {
+            (lo, 30usize)
+        };
+        let width = if integer {
+            1.0
+        } else if hi > lo {
+            (hi - lo) / nb as f64
+        } else {
+            1.0
+        };
         let mut counts = vec![0u64; nb];
         for &x in &v.pooled {
             let b = (((x - lo) / width) as usize).min(nb - 1);
@@ -229,11 +375,19 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
                 ("sans-serif", 14),
             )
             .margin(6)
-            .x_label_area_size(28)
+            .x_label_area_size(40)
             .y_label_area_size(50)
             .build_cartesian_2d(lo..(lo + width * nb as f64), 0f64..cmax * 1.05)
             .map_err(pe)?;
-        h.configure_mesh().y_desc("count").draw().map_err(pe)?;
+        let span = width * nb as f64;
+        h.configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(GRID)
+            .x_label_formatter(&|x| tick(*x, span))
+            .y_label_formatter(&|y| tick(*y, cmax))
+            .y_desc("count")
+            .draw()
+            .map_err(pe)?;
         h.draw_series(counts.iter().enumerate().map(|(b, &c)| {
             let x = lo + b as f64 * width;
             Rectangle::new(
@@ -311,4 +465,21 @@ pub fn heatmap(
     }
     root.present().map_err(pe)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick;
+
+    #[test]
+    fn figure_ticks_read_as_integers_and_stay_distinct() {
+        assert_eq!(tick(10.0, 100.0), "10");
+        assert_eq!(tick(1000.0, 9999.0), "1000");
+        assert_eq!(tick(0.2, 1.0), "0.2");
+        assert_eq!(tick(2.5, 10.0), "2.5");
+        // A range of 1e-5 around −40.1: neighbouring ticks 1e-6 apart print apart.
+        assert_eq!(tick(-40.099123, 1e-5), "-40.099123");
+        assert_ne!(tick(-40.099123, 1e-5), tick(-40.099124, 1e-5));
+        assert_eq!(tick(f64::NAN, 1.0), "NaN");
+    }
 }

@@ -265,7 +265,7 @@ pub fn report_kind(name: &str) -> Result<&'static ReportKind, String> {
     })
 }
 
-/// Build every table and figure of the run in `rd`.
+/// Build every table and figure of the run in `rd`, and its page (`index.html`, [`crate::site`]).
 pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let m = rd.read_manifest()?;
     // A run directory copied or pruned without its tables (or made by an older version) still
@@ -326,6 +326,7 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let mut cost = cost::cost_table(rd, &m)?;
     write_csv(&rd.root.join("cost.csv"), &mut cost.df)?;
     write_atomic(&rd.root.join("cost.md"), markdown(&cost).as_bytes())?;
+    crate::site::write_run_page(rd).map_err(|e| ReportError::Other(e.to_string()))?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! The one reader of a chain's stored draws: post-burn-in draws for the reports and the
 //! convergence rounds (burn-in as [`Manifest::burn_in`] gives it, the same for every table and
-//! diagnostic), and a chain's whole rows for extending it.
+//! diagnostic), a chain's whole rows for extending it, and every column past the burn-in for
+//! `causeway export`.
 
 use polars::prelude::{DataFrame, DataType, PolarsError};
 
@@ -203,4 +204,40 @@ pub fn stored_rows(rd: &RunDir, id: &str) -> Result<StoredRows, StoreError> {
         stats,
         elapsed_seconds,
     })
+}
+
+/// Every column of a stored trace or sampler-statistics frame but `iteration`, as f64 (a null
+/// reads as NaN), rows with an iteration number > `burn_in` only: what `causeway export`
+/// writes. Errors: a column that is not numeric, as text.
+pub fn columns_after_burn_in(
+    df: &DataFrame,
+    burn_in: u64,
+) -> Result<Vec<(String, Vec<f64>)>, String> {
+    let it = df
+        .column("iteration")
+        .and_then(|c| c.cast(&DataType::UInt64))
+        .map_err(|e| e.to_string())?;
+    let keep: Vec<bool> = it
+        .u64()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(|i| i.unwrap_or(0) > burn_in)
+        .collect();
+    let mut out = Vec::new();
+    for c in df.columns() {
+        let name = c.name().to_string();
+        if name == "iteration" {
+            continue;
+        }
+        let f = c.cast(&DataType::Float64).map_err(|e| e.to_string())?;
+        let v = f.f64().map_err(|e| e.to_string())?;
+        let col = v
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(x, _)| x.unwrap_or(f64::NAN))
+            .collect();
+        out.push((name, col));
+    }
+    Ok(out)
 }

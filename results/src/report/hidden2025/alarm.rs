@@ -449,6 +449,7 @@ fn figure10(rd: &RunDir, fig: &[FigSeries]) -> Result<(), ReportError> {
                 x_label: "sqrt(true probability)".into(),
                 y_label: "sqrt(estimate)".into(),
                 log_x: false,
+                square: true,
                 lines: vec![
                     Line {
                         name: "estimate".into(),

@@ -90,6 +90,7 @@ fn roc_panel(sc: &Scores) -> Option<Panel> {
         x_label: "false positive rate (weighted)".into(),
         y_label: "true positive rate (weighted)".into(),
         log_x: false,
+        square: true,
         lines: vec![
             Line {
                 name: "ROC".into(),

@@ -300,6 +300,7 @@ fn roc_figure(
             x_label: "false positive rate".into(),
             y_label: "true positive rate".into(),
             log_x: false,
+            square: true,
             lines,
         });
     }

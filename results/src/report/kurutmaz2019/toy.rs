@@ -340,6 +340,7 @@ fn figure(rd: &RunDir, exact: &Exact, fig: &Figure) -> Result<(), ReportError> {
                 x_label: "J (particles)".into(),
                 y_label: "ln p(x)".into(),
                 log_x: true,
+                square: false,
                 lines,
             });
         }

@@ -258,6 +258,7 @@ fn findings_and_figure(
             x_label: "true K".into(),
             y_label: "posterior mean of K+".into(),
             log_x: false,
+            square: false,
             lines,
         }],
         1,

@@ -259,6 +259,7 @@ fn figure(
                 x_label: "iterations".into(),
                 y_label: metric.into(),
                 log_x: true,
+                square: false,
                 lines: lines
                     .into_iter()
                     .map(|(name, points)| Line { name, points })
