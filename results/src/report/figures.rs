@@ -31,6 +31,8 @@ pub struct Panel {
     pub log_x: bool,
     /// A square plotting area (ROC curves, estimate against truth).
     pub square: bool,
+    /// Estimates as points only, not joined (a scatter against the truth).
+    pub scatter: bool,
     pub lines: Vec<Line>,
 }
 
@@ -218,8 +220,10 @@ fn draw_legend<DB: DrawingBackend>(
                     .map_err(pe)?;
             }
         } else {
-            area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], style))
-                .map_err(pe)?;
+            if !panel.scatter {
+                area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], style))
+                    .map_err(pe)?;
+            }
             area.draw(&Circle::new((x + 12, y), 3, c.filled()))
                 .map_err(pe)?;
         }
@@ -255,9 +259,11 @@ where
                 .map_err(pe)?;
             continue;
         }
-        chart
-            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-            .map_err(pe)?;
+        if !panel.scatter {
+            chart
+                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                .map_err(pe)?;
+        }
         chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
             .map_err(pe)?;

@@ -443,13 +443,12 @@ fn figure10(rd: &RunDir, fig: &[FigSeries]) -> Result<(), ReportError> {
                 pts.iter().filter(|p| p.0.is_finite()).cloned().collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
             Panel {
-                title: format!(
-                    "Figure 10: {name} (points joined in order of the truth; display only)"
-                ),
+                title: format!("Figure 10: {name}"),
                 x_label: "sqrt(true probability)".into(),
                 y_label: "sqrt(estimate)".into(),
                 log_x: false,
                 square: true,
+                scatter: true,
                 lines: vec![
                     Line {
                         name: "estimate".into(),

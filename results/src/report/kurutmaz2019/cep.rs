@@ -91,6 +91,7 @@ fn roc_panel(sc: &Scores) -> Option<Panel> {
         y_label: "true positive rate (weighted)".into(),
         log_x: false,
         square: true,
+        scatter: false,
         lines: vec![
             Line {
                 name: "ROC".into(),

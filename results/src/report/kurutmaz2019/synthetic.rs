@@ -301,6 +301,7 @@ fn roc_figure(
             y_label: "true positive rate".into(),
             log_x: false,
             square: true,
+            scatter: false,
             lines,
         });
     }

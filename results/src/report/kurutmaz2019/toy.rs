@@ -341,6 +341,7 @@ fn figure(rd: &RunDir, exact: &Exact, fig: &Figure) -> Result<(), ReportError> {
                 y_label: "ln p(x)".into(),
                 log_x: true,
                 square: false,
+                scatter: false,
                 lines,
             });
         }

@@ -259,6 +259,7 @@ fn findings_and_figure(
             y_label: "posterior mean of K+".into(),
             log_x: false,
             square: false,
+            scatter: false,
             lines,
         }],
         1,

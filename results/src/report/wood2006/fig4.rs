@@ -260,6 +260,7 @@ fn figure(
                 y_label: metric.into(),
                 log_x: true,
                 square: false,
+                scatter: false,
                 lines: lines
                     .into_iter()
                     .map(|(name, points)| Line { name, points })
