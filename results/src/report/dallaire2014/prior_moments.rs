@@ -7,7 +7,7 @@ use polars::prelude::*;
 
 use super::dataset_of;
 use crate::diagnostics;
-use crate::report::{ReportError, Table, json_text};
+use crate::report::{CellConvergence, ReportError, Table, json_text};
 use crate::rundir::chain_draws_of;
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
@@ -57,10 +57,48 @@ fn mean_se(draws: &[Vec<f64>], f: impl Fn(f64) -> f64, independent: bool) -> (f6
     (mean, se)
 }
 
+/// |z| beyond which a sampled moment is called inconsistent with its exact value: with 7
+/// statistics × 12 settings, |z| > 4 happens by chance about once in 200 such tables.
+const Z_MAX: f64 = 4.0;
+
+/// Whether a cell's standard errors can be trusted: `ok`, or ⚠ with the reason. For MCMC cells,
+/// a scalar whose chains have not mixed (R-hat > 1.01, bulk ESS < 400, or chains that never
+/// moved) makes its se meaningless; for every cell, a moment more than [`Z_MAX`] se from its
+/// exact value shows that the se misses part of the error (the heavy tail of the eCIBP's prior
+/// is reached only by long chains, see the paper's page).
+fn trust(draws: &[Vec<Vec<f64>>], independent: bool, worst_z: (f64, &str)) -> String {
+    let mut why = Vec::new();
+    if !independent {
+        for (name, chains) in SCALARS.iter().zip(draws) {
+            // A scalar that is one value in every draw of every chain (the CIBP's jump edges)
+            // has no mixing to judge; its distance to the exact value is judged below.
+            let first = chains.iter().flatten().next();
+            if chains.iter().flatten().all(|x| Some(x) == first) {
+                continue;
+            }
+            let mut c = CellConvergence::unknown();
+            c.fold_replicate(chains);
+            if c.flagged() {
+                why.push(format!("{name} {}", c.reason()));
+            }
+        }
+    }
+    let (z, stat) = worst_z;
+    if z.abs() > Z_MAX {
+        why.push(format!("{stat} z {z:+.1} against the exact value"));
+    }
+    if why.is_empty() {
+        "ok".into()
+    } else {
+        format!("⚠ {}: se not trustworthy at this length", why.join("; "))
+    }
+}
+
 /// One row per cell on dataset `none`: `prior, method, d, alpha, beta, beta_prime`, then
 /// `<s>_mean, <s>_se, <s>_exact` for each statistic (n_units, n_edges, n_jump_edges, depth,
-/// p_no_hidden = P(n_units = d), p_depth_ge_3, p_no_jump = P(n_jump_edges = 0)). p_no_jump has
-/// no closed form for the eCIBP: its `_exact` is empty there (1 for the CIBP).
+/// p_no_hidden = P(n_units = d), p_depth_ge_3, p_no_jump = P(n_jump_edges = 0)), and
+/// `se_trusted` ([`trust`]). p_no_jump has no closed form for the eCIBP: its `_exact` is empty
+/// there (1 for the CIBP).
 ///
 /// Errors: unreadable chains; a cell whose exact moments cannot be computed; polars.
 pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
@@ -68,6 +106,7 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     let mut keys: [Vec<f64>; 4] = Default::default();
     let mut cols: Vec<[Vec<Option<f64>>; 3]> =
         (0..STATS.len()).map(|_| Default::default()).collect();
+    let mut trusted: Vec<String> = Vec::new();
     for c in &m.cells {
         if dataset_of(c) != "none" {
             continue;
@@ -117,12 +156,23 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
                 exact.p_no_jump,
             ),
         ];
+        let mut worst_z = (0.0f64, "");
         for (i, (scalar, f, ex)) in stats.into_iter().enumerate() {
             let (mean, se) = mean_se(&draws[scalar], f, independent);
+            if let Some(e) = ex
+                && (se > 0.0 || (mean - e).abs() > 1e-9 * e.abs().max(1.0))
+            {
+                // se 0 (one value throughout) away from the exact value: an infinite z.
+                let z = (mean - e) / se;
+                if z.abs() > worst_z.0.abs() {
+                    worst_z = (z, STATS[i]);
+                }
+            }
             cols[i][0].push(Some(mean));
             cols[i][1].push(Some(se));
             cols[i][2].push(ex);
         }
+        trusted.push(trust(&draws, independent, worst_z));
         text[0].push(prior);
         text[1].push(method);
         for (k, v) in keys.iter_mut().zip([dd, alpha, beta, beta_prime]) {
@@ -142,6 +192,7 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             columns.push(Series::new(format!("{s}_{suffix}").into(), v).into());
         }
     }
+    columns.push(Series::new("se_trusted".into(), &trusted).into());
     Ok(Table {
         name: "prior_moments".into(),
         title: "§6: the structure prior, sampled (MCMC with no data, forward draws) and exact".into(),
@@ -152,6 +203,14 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
              and jump edges; depth counts layer 0. _se is sd/√ESS_bulk (mcmc) or sd/√draws (forward). p_no_jump \
              has no closed form for the eCIBP (empty _exact); it is the only statistic that depends on β′."
                 .into(),
+            format!(
+                "se_trusted: ⚠ where an MCMC cell's chains have not mixed (R-hat > {}, bulk ESS < {} or \
+                 no chain moved, on n_units, n_edges, n_jump_edges or depth), or where a moment lies more \
+                 than {Z_MAX} se from its exact value: the se then understates the error (the eCIBP's \
+                 heavy-tailed prior is reached only by long chains).",
+                crate::report::RHAT_MAX,
+                crate::report::ESS_BULK_MIN
+            ),
         ],
     })
 }
@@ -161,4 +220,59 @@ fn method_of_prior(c: &CellRecord) -> String {
     c.param("prior")
         .map(json_text)
         .unwrap_or_else(|| "ecibp".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `m` chains of `n` draws of each of the 4 scalars: chain k's mean `means[k]` plus a
+    /// deterministic, uncorrelated-looking noise in (−0.5, 0.5) (a hash of the position, so the
+    /// test needs no random generator and always sees the same draws; `seed` shifts it).
+    fn chains(means: &[f64], n: usize, seed: u64) -> Vec<Vec<Vec<f64>>> {
+        let noise = |i: u64| {
+            let x = ((i as f64) * 12.9898 + seed as f64 * 78.233).sin() * 43_758.545_3;
+            x - x.floor() - 0.5
+        };
+        let mut i = 0u64;
+        (0..SCALARS.len())
+            .map(|_| {
+                means
+                    .iter()
+                    .map(|&mu| {
+                        (0..n)
+                            .map(|_| {
+                                i += 1;
+                                mu + noise(i)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dallaire2014_prior_trust_flags_unmixed_chains_and_far_moments() {
+        let mixed = chains(&[5.0, 5.0, 5.0, 5.0], 1000, 7);
+        assert_eq!(trust(&mixed, false, (1.2, "n_units")), "ok");
+        // The same draws, a moment 8 se from its exact value: the se misses something.
+        let far = trust(&mixed, false, (-8.0, "n_units"));
+        assert!(
+            far.starts_with('⚠') && far.contains("n_units z -8.0"),
+            "{far}"
+        );
+        // Chains that disagree: every scalar's R-hat is far above 1.01.
+        let split = trust(&chains(&[4.0, 6.0, 4.0, 6.0], 1000, 8), false, (0.0, ""));
+        assert!(split.starts_with('⚠') && split.contains("R-hat"), "{split}");
+        // A scalar constant in every chain (the CIBP's jump edges) is not a mixing failure.
+        let mut constant = chains(&[5.0, 5.0], 1000, 10);
+        constant[2] = vec![vec![0.0; 1000]; 2];
+        assert_eq!(trust(&constant, false, (0.3, "n_units")), "ok");
+        // Forward draws are independent: no R-hat judgement, only the distance to the exact.
+        assert_eq!(
+            trust(&chains(&[4.0, 6.0], 1000, 9), true, (0.5, "depth")),
+            "ok"
+        );
+    }
 }
