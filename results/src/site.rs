@@ -29,6 +29,8 @@ pub enum SiteError {
     Io { path: PathBuf, message: String },
     #[error("site template: {0}")]
     Template(#[from] minijinja::Error),
+    #[error(transparent)]
+    Store(#[from] crate::rundir::StoreError),
 }
 
 fn io_err(path: &Path) -> impl Fn(String) -> SiteError + '_ {
@@ -190,9 +192,7 @@ fn files_with(dir: &Path, ext: &str) -> Vec<String> {
 /// `cost.md`; returns its path. Errors: a file that exists but cannot be read, or the page
 /// cannot be written.
 pub fn write_run_page(rd: &RunDir) -> Result<PathBuf, SiteError> {
-    let m = rd
-        .read_manifest()
-        .map_err(|e| io_err(&rd.manifest_path())(e.to_string()))?;
+    let m = rd.read_manifest()?;
     let mut taken = BTreeMap::new();
     let report_path = rd.tables_dir().join("report.md");
     let report = read_optional(&report_path)?.unwrap_or_else(|| {
@@ -237,7 +237,7 @@ pub fn write_run_page(rd: &RunDir) -> Result<PathBuf, SiteError> {
         script => SCRIPT,
     })?;
     let path = rd.root.join("index.html");
-    write_atomic(&path, html.as_bytes()).map_err(|e| io_err(&path)(e.to_string()))?;
+    write_atomic(&path, html.as_bytes())?;
     Ok(path)
 }
 
@@ -272,7 +272,7 @@ pub fn write_index(dir: &Path) -> Result<(PathBuf, usize), SiteError> {
         script => SCRIPT,
     })?;
     let path = dir.join("index.html");
-    write_atomic(&path, html.as_bytes()).map_err(|e| io_err(&path)(e.to_string()))?;
+    write_atomic(&path, html.as_bytes())?;
     Ok((path, rows.len()))
 }
 
