@@ -341,6 +341,45 @@ fn defect_switch() -> Option<String> {
     }
 }
 
+/// `causeway site DIR`: a run directory's page, or the index of the runs under a folder.
+fn site_command(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let text = if dir.join("manifest.json").exists() {
+        let rd = causeway_results::rundir::RunDir::open(dir);
+        let m = rd.read_manifest()?;
+        let page = causeway_results::site::write_run_page(&rd, &m)?;
+        format!("{}\n", page.display())
+    } else {
+        let (index, n) = causeway_results::site::write_index(dir)?;
+        format!("{} ({n} runs)\n", index.display())
+    };
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `causeway export RUN_DIR`: one InferenceData store per cell and replicate, one line each.
+fn export_command(
+    run_dir: &std::path::Path,
+    out: Option<PathBuf>,
+    cells: &[usize],
+) -> anyhow::Result<ExitCode> {
+    let out = out.unwrap_or_else(|| run_dir.join("inferencedata"));
+    let done = causeway_results::export::export_run(run_dir, &out, cells)?;
+    let mut text = String::new();
+    for e in &done {
+        text.push_str(&format!(
+            "{}: cell {} replicate {}, {} chains × {} draws\n",
+            e.path.display(),
+            e.cell,
+            e.replicate,
+            e.chains,
+            e.draws
+        ));
+    }
+    text.push_str(&format!("{} stores in {}\n", done.len(), out.display()));
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
         Command::Run(args) => run_command(args),
@@ -436,40 +475,12 @@ fn dispatch_command(cmd: Command) -> anyhow::Result<ExitCode> {
             emit(&format!("tables in {}\n", run_dir.join("tables").display()))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Site { dir } => {
-            let text = if dir.join("manifest.json").exists() {
-                let rd = causeway_results::rundir::RunDir::open(&dir);
-                let page = causeway_results::site::write_run_page(&rd)?;
-                format!("{}\n", page.display())
-            } else {
-                let (index, n) = causeway_results::site::write_index(&dir)?;
-                format!("{} ({n} runs)\n", index.display())
-            };
-            emit(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Site { dir } => site_command(&dir),
         Command::Export {
             run_dir,
             out,
             cells,
-        } => {
-            let out = out.unwrap_or_else(|| run_dir.join("inferencedata"));
-            let done = causeway_results::export::export_run(&run_dir, &out, &cells)?;
-            let mut text = String::new();
-            for e in &done {
-                text.push_str(&format!(
-                    "{}: cell {} replicate {}, {} chains × {} draws\n",
-                    e.path.display(),
-                    e.cell,
-                    e.replicate,
-                    e.chains,
-                    e.draws
-                ));
-            }
-            text.push_str(&format!("{} stores in {}\n", done.len(), out.display()));
-            emit(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => export_command(&run_dir, out, &cells),
         Command::Diagnose { file, format } => {
             let per_var = causeway_results::diagnostics::diagnose_file(&file)?;
             emit(&match format {

@@ -188,11 +188,10 @@ fn files_with(dir: &Path, ext: &str) -> Vec<String> {
     out
 }
 
-/// Write `<run>/index.html` from the run's manifest, `tables/report.md`, `figures/*.svg` and
+/// Write `<run>/index.html` from the run's manifest `m`, `tables/report.md`, `figures/*.svg` and
 /// `cost.md`; returns its path. Errors: a file that exists but cannot be read, or the page
 /// cannot be written.
-pub fn write_run_page(rd: &RunDir) -> Result<PathBuf, SiteError> {
-    let m = rd.read_manifest()?;
+pub fn write_run_page(rd: &RunDir, m: &Manifest) -> Result<PathBuf, SiteError> {
     let mut taken = BTreeMap::new();
     let report_path = rd.tables_dir().join("report.md");
     let report = read_optional(&report_path)?.unwrap_or_else(|| {
@@ -220,7 +219,7 @@ pub fn write_run_page(rd: &RunDir) -> Result<PathBuf, SiteError> {
         rd.root.display()
     );
     let html = environment()?.get_template("run.html")?.render(context! {
-        glance => Value::from(Serde(glance(rd, &m))),
+        glance => Value::from(Serde(glance(rd, m))),
         report_html,
         headings => Value::from(Serde(&headings)),
         figures,
@@ -228,11 +227,11 @@ pub fn write_run_page(rd: &RunDir) -> Result<PathBuf, SiteError> {
         cost_html,
         tables,
         command,
-        code_versions => m.code_versions,
+        code_versions => &m.code_versions,
         base_seed => m.base_seed,
         chain_seed => m.chain_seed,
-        defect => m.defect,
-        experiment_file => m.experiment_file,
+        defect => &m.defect,
+        experiment_file => &m.experiment_file,
         style => STYLE,
         script => SCRIPT,
     })?;
@@ -258,7 +257,7 @@ pub fn write_index(dir: &Path) -> Result<(PathBuf, usize), SiteError> {
         let rd = RunDir::open(dir.join(&rel));
         let Ok(m) = rd.read_manifest() else { continue };
         if !rd.root.join("index.html").exists() {
-            write_run_page(&rd)?;
+            write_run_page(&rd, &m)?;
         }
         rows.push(RunRow {
             href: format!("{}/index.html", rel.display()),

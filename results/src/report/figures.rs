@@ -6,21 +6,13 @@ use plotters::prelude::*;
 
 use super::ReportError;
 
-/// One line of a panel: points `(x, mean, sd)`; sd may be NaN (no bar). A line named one of
-/// [`REFERENCE_LINES`] (the truth, an exact value, chance, y = x) is drawn as the reference:
-/// black, dashed, without markers.
+/// One line of a panel: points `(x, mean, sd)`; sd may be NaN (no bar). A `reference` line (the
+/// truth, an exact value, chance, y = x) is drawn black and dashed, without markers, under the
+/// estimates.
 pub struct Line {
     pub name: String,
+    pub reference: bool,
     pub points: Vec<(f64, f64, f64)>,
-}
-
-/// Names of the lines drawn as references rather than estimates.
-pub const REFERENCE_LINES: [&str; 4] = ["truth", "exact", "chance", "y = x"];
-
-impl Line {
-    fn is_reference(&self) -> bool {
-        REFERENCE_LINES.contains(&self.name.as_str())
-    }
 }
 
 /// One panel of a grid figure.
@@ -193,7 +185,7 @@ fn line_colors(panel: &Panel) -> Vec<RGBColor> {
         .lines
         .iter()
         .map(|l| {
-            if l.is_reference() {
+            if l.reference {
                 BLACK
             } else {
                 k += 1;
@@ -214,7 +206,7 @@ fn draw_legend<DB: DrawingBackend>(
         let x = 62 + (i as i32 % 2) * col_w;
         let y = 4 + (i as i32 / 2) * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
         let style = c.stroke_width(2);
-        if l.is_reference() {
+        if l.reference {
             for s in [0, 9, 18] {
                 area.draw(&PathElement::new(vec![(x + s, y), (x + s + 6, y)], style))
                     .map_err(pe)?;
@@ -244,7 +236,7 @@ where
     // References first, so the estimates are drawn over them.
     let colors = line_colors(panel);
     let mut order: Vec<usize> = (0..panel.lines.len()).collect();
-    order.sort_by_key(|&i| !panel.lines[i].is_reference());
+    order.sort_by_key(|&i| !panel.lines[i].reference);
     for i in order {
         let (l, c) = (&panel.lines[i], colors[i]);
         let pts: Vec<(f64, f64)> = l
@@ -253,7 +245,7 @@ where
             .filter(|p| p.1.is_finite())
             .map(|p| (p.0, p.1))
             .collect();
-        if l.is_reference() {
+        if l.reference {
             chart
                 .draw_series(DashedLineSeries::new(pts, 6, 4, c.stroke_width(2)))
                 .map_err(pe)?;

@@ -326,7 +326,7 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
     let mut cost = cost::cost_table(rd, &m)?;
     write_csv(&rd.root.join("cost.csv"), &mut cost.df)?;
     write_atomic(&rd.root.join("cost.md"), markdown(&cost).as_bytes())?;
-    crate::site::write_run_page(rd).map_err(|e| ReportError::Other(e.to_string()))?;
+    crate::site::write_run_page(rd, &m).map_err(|e| ReportError::Other(e.to_string()))?;
     Ok(())
 }
 

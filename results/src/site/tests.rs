@@ -82,7 +82,7 @@ fn site_markdown_gets_anchors_and_tables() {
 fn site_run_page_holds_tables_figures_glance_and_provenance() {
     let dir = tempfile::tempdir().unwrap();
     let rd = run_dir(dir.path(), "wood2006_x", "desc");
-    let path = write_run_page(&rd).unwrap();
+    let path = write_run_page(&rd, &rd.read_manifest().unwrap()).unwrap();
     // minijinja escapes `/` as `&#x2f;`, which browsers read back as `/`.
     let html = std::fs::read_to_string(&path)
         .unwrap()

@@ -45,8 +45,8 @@ pub fn structure(
 }
 
 /// `dallaire2014.prior`: §6's prior check, moments against their exact values.
-pub fn prior(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    Ok(vec![prior_moments::prior_moments(rd, m)?])
+pub fn prior(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
+    Ok(vec![prior_moments::prior_moments(rd, m, conv)?])
 }
 
 /// The cell's method: `params.prior` for the MCMC (`ecibp` by default), else `params.method`.

@@ -7,7 +7,7 @@ use polars::prelude::*;
 
 use super::dataset_of;
 use crate::diagnostics;
-use crate::report::{CellConvergence, ReportError, Table, json_text};
+use crate::report::{CellConvergence, Convergence, ReportError, Table, json_text};
 use crate::rundir::chain_draws_of;
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
@@ -62,22 +62,14 @@ fn mean_se(draws: &[Vec<f64>], f: impl Fn(f64) -> f64, independent: bool) -> (f6
 const Z_MAX: f64 = 4.0;
 
 /// Whether a cell's standard errors can be trusted: `ok`, or ⚠ with the reason. For MCMC cells,
-/// a scalar whose chains have not mixed (R-hat > 1.01, bulk ESS < 400, or chains that never
-/// moved) makes its se meaningless; for every cell, a moment more than [`Z_MAX`] se from its
-/// exact value shows that the se misses part of the error (the heavy tail of the eCIBP's prior
-/// is reached only by long chains, see the paper's page).
-fn trust(draws: &[Vec<Vec<f64>>], independent: bool, worst_z: (f64, &str)) -> String {
+/// a monitored scalar that the run's convergence table flags (`conv`: R-hat > 1.01, bulk ESS <
+/// 400, or no chain moved) makes the se meaningless; for every cell, a moment more than
+/// [`Z_MAX`] se from its exact value shows that the se misses part of the error (the heavy
+/// tail of the eCIBP's prior is reached only by long chains, see the paper's page).
+fn trust(conv: &[(String, CellConvergence)], independent: bool, worst_z: (f64, &str)) -> String {
     let mut why = Vec::new();
     if !independent {
-        for (name, chains) in SCALARS.iter().zip(draws) {
-            // A scalar that is one value in every draw of every chain (the CIBP's jump edges)
-            // has no mixing to judge; its distance to the exact value is judged below.
-            let first = chains.iter().flatten().next();
-            if chains.iter().flatten().all(|x| Some(x) == first) {
-                continue;
-            }
-            let mut c = CellConvergence::unknown();
-            c.fold_replicate(chains);
+        for (name, c) in conv {
             if c.flagged() {
                 why.push(format!("{name} {}", c.reason()));
             }
@@ -101,7 +93,7 @@ fn trust(draws: &[Vec<Vec<f64>>], independent: bool, worst_z: (f64, &str)) -> St
 /// there (1 for the CIBP).
 ///
 /// Errors: unreadable chains; a cell whose exact moments cannot be computed; polars.
-pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
+pub fn prior_moments(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Table, ReportError> {
     let mut text: [Vec<String>; 2] = [Vec::new(), Vec::new()];
     let mut keys: [Vec<f64>; 4] = Default::default();
     let mut cols: Vec<[Vec<Option<f64>>; 3]> =
@@ -172,7 +164,8 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             cols[i][1].push(Some(se));
             cols[i][2].push(ex);
         }
-        trusted.push(trust(&draws, independent, worst_z));
+        let cell_conv = conv.get(&c.index).map_or(&[][..], Vec::as_slice);
+        trusted.push(trust(cell_conv, independent, worst_z));
         text[0].push(prior);
         text[1].push(method);
         for (k, v) in keys.iter_mut().zip([dd, alpha, beta, beta_prime]) {
@@ -204,8 +197,8 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
              has no closed form for the eCIBP (empty _exact); it is the only statistic that depends on β′."
                 .into(),
             format!(
-                "se_trusted: ⚠ where an MCMC cell's chains have not mixed (R-hat > {}, bulk ESS < {} or \
-                 no chain moved, on n_units, n_edges, n_jump_edges or depth), or where a moment lies more \
+                "se_trusted: ⚠ where an MCMC cell's chains have not mixed (the convergence table's flag: \
+                 R-hat > {}, bulk ESS < {} or no chain moved, on a monitored scalar), or where a moment lies more \
                  than {Z_MAX} se from its exact value: the se then understates the error (the eCIBP's \
                  heavy-tailed prior is reached only by long chains).",
                 crate::report::RHAT_MAX,
@@ -226,53 +219,49 @@ fn method_of_prior(c: &CellRecord) -> String {
 mod tests {
     use super::*;
 
-    /// `m` chains of `n` draws of each of the 4 scalars: chain k's mean `means[k]` plus a
-    /// deterministic, uncorrelated-looking noise in (−0.5, 0.5) (a hash of the position, so the
-    /// test needs no random generator and always sees the same draws; `seed` shifts it).
-    fn chains(means: &[f64], n: usize, seed: u64) -> Vec<Vec<Vec<f64>>> {
-        let noise = |i: u64| {
-            let x = ((i as f64) * 12.9898 + seed as f64 * 78.233).sin() * 43_758.545_3;
-            x - x.floor() - 0.5
-        };
-        let mut i = 0u64;
-        (0..SCALARS.len())
-            .map(|_| {
-                means
-                    .iter()
-                    .map(|&mu| {
-                        (0..n)
-                            .map(|_| {
-                                i += 1;
-                                mu + noise(i)
-                            })
-                            .collect()
-                    })
-                    .collect()
-            })
-            .collect()
+    fn judged(rhat: f64, ess_bulk: f64) -> CellConvergence {
+        CellConvergence {
+            rhat,
+            ess_bulk,
+            ess_tail: ess_bulk,
+            ..CellConvergence::unknown()
+        }
     }
 
     #[test]
     fn dallaire2014_prior_trust_flags_unmixed_chains_and_far_moments() {
-        let mixed = chains(&[5.0, 5.0, 5.0, 5.0], 1000, 7);
+        let mixed = vec![
+            ("n_units".to_string(), judged(1.001, 2000.0)),
+            ("depth".to_string(), judged(1.002, 1500.0)),
+        ];
         assert_eq!(trust(&mixed, false, (1.2, "n_units")), "ok");
-        // The same draws, a moment 8 se from its exact value: the se misses something.
+        // The same chains, a moment 8 se from its exact value: the se misses something.
         let far = trust(&mixed, false, (-8.0, "n_units"));
         assert!(
             far.starts_with('⚠') && far.contains("n_units z -8.0"),
             "{far}"
         );
-        // Chains that disagree: every scalar's R-hat is far above 1.01.
-        let split = trust(&chains(&[4.0, 6.0, 4.0, 6.0], 1000, 8), false, (0.0, ""));
-        assert!(split.starts_with('⚠') && split.contains("R-hat"), "{split}");
-        // A scalar constant in every chain (the CIBP's jump edges) is not a mixing failure.
-        let mut constant = chains(&[5.0, 5.0], 1000, 10);
-        constant[2] = vec![vec![0.0; 1000]; 2];
-        assert_eq!(trust(&constant, false, (0.3, "n_units")), "ok");
-        // Forward draws are independent: no R-hat judgement, only the distance to the exact.
-        assert_eq!(
-            trust(&chains(&[4.0, 6.0], 1000, 9), true, (0.5, "depth")),
-            "ok"
+        // A scalar the convergence table flags.
+        let split = vec![
+            ("n_units".to_string(), judged(1.3, 40.0)),
+            ("depth".to_string(), judged(1.002, 1500.0)),
+        ];
+        let t = trust(&split, false, (0.0, ""));
+        assert!(
+            t.starts_with('⚠') && t.contains("n_units R-hat 1.300"),
+            "{t}"
         );
+        // Chains that never moved are flagged too.
+        let stuck = vec![(
+            "n_units".to_string(),
+            CellConvergence {
+                stuck: true,
+                ..judged(f64::NAN, f64::NAN)
+            },
+        )];
+        assert!(trust(&stuck, false, (0.0, "")).contains("no chain moved"));
+        // Forward draws are independent: no mixing judgement, only the distance to the exact.
+        assert_eq!(trust(&split, true, (0.5, "depth")), "ok");
+        assert!(trust(&split, true, (5.0, "depth")).starts_with('⚠'));
     }
 }

@@ -452,10 +452,12 @@ fn figure10(rd: &RunDir, fig: &[FigSeries]) -> Result<(), ReportError> {
                 lines: vec![
                     Line {
                         name: "estimate".into(),
+                        reference: false,
                         points: pts,
                     },
                     Line {
                         name: "y = x".into(),
+                        reference: true,
                         points: vec![(0.0, 0.0, 0.0), (1.0, 1.0, 0.0)],
                     },
                 ],

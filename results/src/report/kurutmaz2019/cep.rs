@@ -95,6 +95,7 @@ fn roc_panel(sc: &Scores) -> Option<Panel> {
         lines: vec![
             Line {
                 name: "ROC".into(),
+                reference: false,
                 points: roc_curve(&s, &l, Some(&w))
                     .into_iter()
                     .map(|(x, y)| (x, y, f64::NAN))
@@ -102,6 +103,7 @@ fn roc_panel(sc: &Scores) -> Option<Panel> {
             },
             Line {
                 name: "chance".into(),
+                reference: true,
                 points: vec![(0.0, 0.0, f64::NAN), (1.0, 1.0, f64::NAN)],
             },
         ],

@@ -289,6 +289,7 @@ fn roc_figure(
             let w = vec![1.0; sc.len()];
             lines.push(Line {
                 name: format!("{name} vs rest"),
+                reference: false,
                 points: roc_curve(&sc, &lab, Some(&w))
                     .into_iter()
                     .map(|(x, y)| (x, y, f64::NAN))

@@ -310,6 +310,7 @@ fn figure(rd: &RunDir, exact: &Exact, fig: &Figure) -> Result<(), ReportError> {
             let mut lines = vec![
                 Line {
                     name: "SMC mean ln Ẑ ± sd".into(),
+                    reference: false,
                     points: smc
                         .iter()
                         .map(|(j, s)| (*j, s.mean_log, s.sd_log))
@@ -317,6 +318,7 @@ fn figure(rd: &RunDir, exact: &Exact, fig: &Figure) -> Result<(), ReportError> {
                 },
                 Line {
                     name: "SMC ln mean Ẑ".into(),
+                    reference: false,
                     points: smc
                         .iter()
                         .map(|(j, s)| (*j, s.log_mean, f64::NAN))
@@ -326,12 +328,14 @@ fn figure(rd: &RunDir, exact: &Exact, fig: &Figure) -> Result<(), ReportError> {
             if let Some(ex) = exact.get(&(h, *r)) {
                 lines.push(Line {
                     name: "exact".into(),
+                    reference: true,
                     points: flat(*ex),
                 });
             }
             if let Some(v) = vb {
                 lines.push(Line {
                     name: "VB max ELBO".into(),
+                    reference: false,
                     points: flat(v.max_log),
                 });
             }

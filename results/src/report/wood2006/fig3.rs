@@ -240,6 +240,7 @@ fn findings_and_figure(
         if !pts.is_empty() {
             lines.push(Line {
                 name: format!("{s}, init {init}"),
+                reference: false,
                 points: pts,
             });
         }
@@ -247,6 +248,7 @@ fn findings_and_figure(
     let max_k = true_k.iter().copied().fold(0.0, f64::max);
     lines.push(Line {
         name: "truth".into(),
+        reference: true,
         points: (1..=max_k as usize)
             .map(|k| (k as f64, k as f64, f64::NAN))
             .collect(),

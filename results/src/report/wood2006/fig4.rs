@@ -263,7 +263,11 @@ fn figure(
                 scatter: false,
                 lines: lines
                     .into_iter()
-                    .map(|(name, points)| Line { name, points })
+                    .map(|(name, points)| Line {
+                        name,
+                        reference: false,
+                        points,
+                    })
                     .collect(),
             });
         }
