@@ -1,16 +1,7 @@
-// Compile proto/causeway/v1/*.proto with protox (pure Rust): the machines have no protoc.
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+// The generated gRPC code is committed (src/v1/, checked by tests/generated.rs); the build only
+// records the code version.
+fn main() {
     code_version();
-    let files = ["causeway/v1/worker.proto"];
-    for f in files {
-        println!("cargo:rerun-if-changed={f}");
-    }
-    let fds = protox::compile(files, ["."])?;
-    tonic_prost_build::configure()
-        .build_client(true)
-        .build_server(true)
-        .compile_fds(fds)?;
-    Ok(())
 }
 
 /// Record the git commit for `wire::CODE_VERSION` (the manifest stores it with every result).
