@@ -12,7 +12,9 @@ fn split(generated: &str) -> Vec<(String, String)> {
     let mut lines = generated.lines().peekable();
     while let Some(line) = lines.next() {
         let starts_service = line.starts_with("/// Generated ")
-            && lines.peek().is_some_and(|next| next.starts_with("pub mod "));
+            && lines
+                .peek()
+                .is_some_and(|next| next.starts_with("pub mod "));
         if starts_service {
             let name = lines.peek().map_or("", |next| {
                 next.trim_start_matches("pub mod ").trim_end_matches(" {")

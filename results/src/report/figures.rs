@@ -5,6 +5,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::ReportError;
+use crate::rundir::{Manifest, RunDir, stored_chains};
 
 /// One line of a panel: points `(x, mean, sd)`; sd may be NaN (no bar). A `reference` line (the
 /// truth, an exact value, chance, y = x) is drawn black and dashed, without markers, under the
@@ -280,6 +281,45 @@ pub struct TraceVar {
     pub chains: Vec<Vec<(f64, f64)>>,
     /// Draws after burn-in, pooled over chains, for the histogram.
     pub pooled: Vec<f64>,
+}
+
+/// The most points of one chain a trace plot draws (every draw still counts in the histograms):
+/// more than a figure's width in pixels, and SVGs of a few hundred KB.
+pub const TRACE_POINTS: usize = 2500;
+
+/// The traces of `scalars` in replicate 0 of `cell`, for [`trace_panels`]: every finished chain's
+/// stored rows, burn-in included (at most [`TRACE_POINTS`] of them, evenly strided), and the draws
+/// after the burn-in ([`Manifest::burn_in`]) pooled over the chains. A scalar that no chain stores is left out. Errors: a trace that cannot be
+/// read, or a column that is not numeric.
+pub fn trace_vars(
+    rd: &RunDir,
+    m: &Manifest,
+    cell: usize,
+    scalars: &[&str],
+) -> Result<Vec<TraceVar>, ReportError> {
+    let stored = stored_chains(rd, m, cell, 0, scalars)?;
+    let mut vars = Vec::new();
+    for (i, name) in scalars.iter().enumerate() {
+        let (mut chains, mut pooled) = (Vec::new(), Vec::new());
+        for chain in &stored {
+            let Some(Some(values)) = chain.columns.get(i) else {
+                continue;
+            };
+            let stride = values.len().div_ceil(TRACE_POINTS).max(1);
+            let iterations = chain.iterations.iter().map(|&it| it as f64);
+            let points = iterations.zip(values.iter().copied()).step_by(stride);
+            chains.push(points.collect());
+            pooled.extend(chain.after_burn_in(i).unwrap_or_default());
+        }
+        if !chains.is_empty() {
+            vars.push(TraceVar {
+                name: (*name).to_string(),
+                chains,
+                pooled,
+            });
+        }
+    }
+    Ok(vars)
 }
 
 /// A row per variable: its trace plot (left) and histogram (right).

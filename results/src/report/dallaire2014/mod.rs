@@ -15,7 +15,9 @@ mod table1_kl;
 mod table2_structure;
 
 use crate::diagnostics;
-use crate::report::{Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, json_text, se};
+use crate::report::{
+    Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, figures, json_text, se,
+};
 use crate::rundir::chain_draws_of;
 use crate::rundir::{CellRecord, Manifest, RunDir};
 
@@ -28,9 +30,31 @@ pub fn table1(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Tabl
     Ok(out)
 }
 
-/// `dallaire2014.table2`: Table 2 (posterior units, edges and depth per dataset and prior).
+/// `dallaire2014.table2`: Table 2 (posterior units, edges and depth per dataset and prior), and
+/// per MCMC cell with data a figure of its chains' traces.
 pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
+    trace_figures(rd, m)?;
     Ok(vec![table2_structure::table2_structure(rd, m)?])
+}
+
+/// Every chain's KL(test ‖ model), unit count and edge count against the iteration, burn-in
+/// included, with the retained draws' histograms (`figures/traces_cell<c>_<dataset>_<prior>.svg`):
+/// where the convergence table says that a cell's chains have not mixed, this shows how (one
+/// chain in another mode, or all drifting).
+fn trace_figures(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
+    for c in &m.cells {
+        let method = method_of(c);
+        if !(method == "ecibp" || method == "cibp") || dataset_of(c) == "none" {
+            continue;
+        }
+        let vars = figures::trace_vars(rd, m, c.index, &["kl", "n_units", "n_edges"])?;
+        if vars.is_empty() {
+            continue;
+        }
+        let name = format!("traces_cell{}_{}_{method}.svg", c.index, dataset_of(c));
+        figures::trace_panels(&rd.figures_dir().join(name), &vars)?;
+    }
+    Ok(())
 }
 
 /// `dallaire2014.structure`: §5.2, the structure identified on the ngbn7 network.

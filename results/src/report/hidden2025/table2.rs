@@ -23,13 +23,9 @@ use causeway_papers::hidden2025::evaluation::markov_blanket::{
 use polars::prelude::*;
 
 use crate::diagnostics;
-use crate::report::figures::{self, TraceVar};
+use crate::report::figures::{self, TRACE_POINTS, TraceVar};
 use crate::report::{ReportError, Table, json_text, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find, stored_chains};
-
-/// Points per chain drawn in Figures 4 and 7 (every draw up to this, then every s-th; display
-/// only).
-const TRACE_POINTS: usize = 2500;
 
 /// One chain's log-posterior trace, `(iteration, value)`.
 pub(super) type Trace = Vec<(u64, f64)>;

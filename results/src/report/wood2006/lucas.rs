@@ -2,10 +2,9 @@
 
 use polars::prelude::*;
 
-use crate::report::figures::{self, TraceVar};
+use crate::report::figures;
 use crate::report::se;
-use crate::report::{Convergence, ReportError, Table, append_convergence, json_text, u64s};
-use crate::rundir::chain_draws;
+use crate::report::{Convergence, ReportError, Table, append_convergence, json_text};
 use crate::rundir::{CellRecord, JobRecord, Manifest, RunDir, find};
 use causeway_papers::Matrix;
 use causeway_papers::metrics::auc;
@@ -111,47 +110,19 @@ pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>
         if jobs.is_empty() {
             continue;
         }
-        trace_figure(rd, m, c.index, &jobs)?;
+        trace_figure(rd, m, c.index)?;
         tables.extend(cell_tables(rd, m, conv, c, &jobs)?);
     }
     Ok(tables)
 }
 
 /// Figure 5 of cell `cell`: the traces of ε, λ, p, α and K+ (`figures/lucas_traces_cell<c>.svg`).
-fn trace_figure(
-    rd: &RunDir,
-    m: &Manifest,
-    cell: usize,
-    jobs: &[&JobRecord],
-) -> Result<(), ReportError> {
-    // Figure 5.
-    let mut vars = Vec::new();
-    for name in ["epsilon", "lambda", "p", "alpha", "k_plus"] {
-        let mut chains = Vec::new();
-        for j in jobs {
-            let df = rd.read_trace(&j.job_id)?;
-            let Ok(v) = df.column(name) else { continue };
-            let it = u64s(&df, "iteration")?;
-            let v: Vec<f64> = v.f64()?.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
-            chains.push(it.iter().map(|&i| i as f64).zip(v).collect::<Vec<_>>());
-        }
-        let pooled: Vec<f64> = chain_draws(rd, m, cell, 0, name)?
-            .into_iter()
-            .flatten()
-            .collect();
-        vars.push(TraceVar {
-            name: name.into(),
-            chains,
-            pooled,
-        });
-    }
-    figures::trace_panels(
-        &rd.figures_dir()
-            .join(format!("lucas_traces_cell{cell}.svg")),
-        &vars,
-    )?;
-
-    Ok(())
+fn trace_figure(rd: &RunDir, m: &Manifest, cell: usize) -> Result<(), ReportError> {
+    let vars = figures::trace_vars(rd, m, cell, &["epsilon", "lambda", "p", "alpha", "k_plus"])?;
+    let path = rd
+        .figures_dir()
+        .join(format!("lucas_traces_cell{cell}.svg"));
+    figures::trace_panels(&path, &vars)
 }
 
 /// Cell `c`'s tables: the MAP structure per chain, the recovery of the hidden columns, and the
