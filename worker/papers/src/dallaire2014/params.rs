@@ -89,6 +89,19 @@ pub enum Bandwidth {
     Local,
 }
 
+/// How the KDE's leave-one-out criterion treats a training point's exact duplicates (distance 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum KdeTies {
+    /// Left out of the point's own leave-one-out sum, whose count n_i is the rest, as the KL
+    /// estimator skips zero distances. Default.
+    #[default]
+    Skip,
+    /// Kept: the textbook leave-one-out over every j ≠ i (geyser's bandwidth 0.18791 against
+    /// 0.18848 with `skip`).
+    Keep,
+}
+
 /// A Gaussian prior N(mean, 1/precision).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -239,6 +252,9 @@ pub struct Params {
     /// KDE width rule (`method: kde`).
     #[serde(default)]
     pub bandwidth: Bandwidth,
+    /// The KDE's leave-one-out treatment of exact duplicates (`method: kde`).
+    #[serde(default)]
+    pub kde_ties: KdeTies,
     /// DP mixture settings (`method: dpmog`).
     #[serde(default)]
     pub dpmog: DpmogParams,
@@ -265,6 +281,7 @@ impl Default for Params {
             update_parameters: true,
             max_units: DEFAULT_MAX_UNITS,
             bandwidth: Bandwidth::default(),
+            kde_ties: KdeTies::default(),
             dpmog: DpmogParams::default(),
         }
     }

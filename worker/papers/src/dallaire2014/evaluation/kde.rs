@@ -11,9 +11,10 @@
 //!   with f̃_{−j}(z_j) the leave-one-out density of the global fit at z_j and g their geometric
 //!   mean; the scale h is then re-chosen by the same leave-one-out criterion with these λ_j.
 //!
-//! Exact duplicates: a training point's own duplicates (distance 0) are left out of its
-//! leave-one-out sum and n_i counts the rest, as the KL estimator skips zero distances. This is
-//! a choice, not a necessity: with them kept (the textbook leave-one-out, every j ≠ i), a
+//! Exact duplicates (`kde_ties`): by default (`skip`) a training point's own duplicates (distance
+//! 0) are left out of its leave-one-out sum and n_i counts the rest, as the KL estimator skips
+//! zero distances. This is a choice, not a necessity: with them kept (`keep`, the textbook
+//! leave-one-out, every j ≠ i), a
 //! duplicated row's own term grows like −d ln h as h → 0, but every row without a duplicate falls
 //! like −min_j |z_i − z_j|²/2h², so L(h) stays bounded unless every row is duplicated. On
 //! geyser's training half (136 rows, 2 duplicated pairs) keeping them gives h = 0.18791 and
@@ -28,7 +29,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::Standardizer;
-use crate::dallaire2014::params::Bandwidth;
+use crate::dallaire2014::params::{Bandwidth, KdeTies};
 use crate::seed::ChainRng;
 
 /// Lower end of the bandwidth search, standardized units.
@@ -65,11 +66,18 @@ pub struct LooCriterion {
 
 impl LooCriterion {
     /// `z`: n × d standardized training points, row-major; `lambda`: the relative widths
-    /// (n values, > 0), or None for λ ≡ 1 (`bandwidth: global`).
+    /// (n values, > 0), or None for λ ≡ 1 (`bandwidth: global`); `ties`: whether a point's exact
+    /// duplicates enter its own leave-one-out sum.
     ///
     /// Errors: n < 2, n > [`MAX_TRAIN_ROWS`], a wrong length, a λ_j not finite and positive, or
-    /// a point all of whose other points are its duplicates.
-    pub fn new(z: &[f64], n: usize, d: usize, lambda: Option<&[f64]>) -> Result<Self, String> {
+    /// (with `skip`) a point all of whose other points are its duplicates.
+    pub fn new(
+        z: &[f64],
+        n: usize,
+        d: usize,
+        lambda: Option<&[f64]>,
+        ties: KdeTies,
+    ) -> Result<Self, String> {
         if n < 2 || d == 0 || z.len() != n * d {
             return Err(format!(
                 "the KDE needs n ≥ 2 training rows of d ≥ 1 values (n = {n}, d = {d})"
@@ -99,7 +107,7 @@ impl LooCriterion {
             for j in 0..n {
                 if j != i {
                     let s = super::knn::dist2(zi, &z[j * d..(j + 1) * d]);
-                    if s > 0.0 {
+                    if s > 0.0 || ties == KdeTies::Keep {
                         row.push((s * inv_l2[j], j as u32));
                     }
                 }
@@ -240,16 +248,23 @@ pub struct Kde {
 }
 
 impl Kde {
-    /// Fit on `train` (n × d, row-major, data units) with the width rule `rule`.
+    /// Fit on `train` (n × d, row-major, data units) with the width rule `rule` and the
+    /// leave-one-out treatment of duplicates `ties`.
     ///
     /// Errors: those of [`Standardizer::fit`] and [`LooCriterion::new`], or a non-finite
     /// criterion.
-    pub fn fit(train: &[f64], n: usize, d: usize, rule: Bandwidth) -> Result<Self, String> {
+    pub fn fit(
+        train: &[f64],
+        n: usize,
+        d: usize,
+        rule: Bandwidth,
+        ties: KdeTies,
+    ) -> Result<Self, String> {
         let standardizer =
             Standardizer::fit(train, n, d).map_err(|e| format!("training data: {e}"))?;
         let mut z = train.to_vec();
         standardizer.apply(&mut z);
-        let loo = LooCriterion::new(&z, n, d, None)?;
+        let loo = LooCriterion::new(&z, n, d, None, ties)?;
         let (mut h, mut value) = loo.maximize();
         let mut lambda = vec![1.0; n];
         if rule == Bandwidth::Local {
@@ -257,7 +272,7 @@ impl Kde {
             drop(loo);
             let mean = pilot.iter().sum::<f64>() / n as f64;
             lambda = pilot.iter().map(|l| (-0.5 * (l - mean)).exp()).collect();
-            (h, value) = LooCriterion::new(&z, n, d, Some(&lambda))?.maximize();
+            (h, value) = LooCriterion::new(&z, n, d, Some(&lambda), ties)?.maximize();
         }
         if !value.is_finite() {
             return Err(format!(

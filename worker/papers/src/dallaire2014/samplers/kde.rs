@@ -54,7 +54,8 @@ impl KdeSampler {
                 x.cols, test.cols
             )));
         }
-        let kde = Kde::fit(&x.values, x.rows, x.cols, params.bandwidth).map_err(input)?;
+        let kde = Kde::fit(&x.values, x.rows, x.cols, params.bandwidth, params.kde_ties)
+            .map_err(input)?;
         let kl = FantasyKl::with_standardizer(
             kde.standardizer().clone(),
             &test.values,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use causeway_papers::chain::{RunSpec, Sampler, run_chain};
 use causeway_papers::dallaire2014::evaluation::Standardizer;
 use causeway_papers::dallaire2014::evaluation::kde::{BANDWIDTH_MAX, BANDWIDTH_MIN, Kde};
-use causeway_papers::dallaire2014::params::{Bandwidth, Params};
+use causeway_papers::dallaire2014::params::{Bandwidth, KdeTies, Params};
 use causeway_papers::dallaire2014::samplers::kde::KdeSampler;
 use causeway_papers::data::Matrix;
 use causeway_papers::math::log_sum_exp;
@@ -20,6 +20,11 @@ use super::{abalone, geyser, mean_2sd, two_clusters};
 /// (1/n) Σ_i ln[(1/n_i) Σ_{j≠i, x_j≠x_i} N(z_i; z_j, (h λ_j)² I)], with N as a product of 1-D
 /// normal densities (statrs).
 fn naive_loo(z: &[f64], d: usize, h: f64, lambda: &[f64]) -> f64 {
+    naive_loo_ties(z, d, h, lambda, false)
+}
+
+/// [`naive_loo`], or with `keep` the textbook leave-one-out over every j ≠ i (duplicates too).
+fn naive_loo_ties(z: &[f64], d: usize, h: f64, lambda: &[f64], keep: bool) -> f64 {
     let n = z.len() / d;
     let kernels: Vec<Normal> = lambda
         .iter()
@@ -29,7 +34,7 @@ fn naive_loo(z: &[f64], d: usize, h: f64, lambda: &[f64]) -> f64 {
     for i in 0..n {
         let zi = &z[i * d..(i + 1) * d];
         let terms: Vec<f64> = (0..n)
-            .filter(|&j| j != i && &z[j * d..(j + 1) * d] != zi)
+            .filter(|&j| j != i && (keep || &z[j * d..(j + 1) * d] != zi))
             .map(|j| {
                 (0..d)
                     .map(|c| kernels[j].ln_pdf(zi[c] - z[j * d + c]))
@@ -41,19 +46,26 @@ fn naive_loo(z: &[f64], d: usize, h: f64, lambda: &[f64]) -> f64 {
     total / n as f64
 }
 
+/// [`two_clusters`] of `n` rows (seed `seed`) with its first `dups` rows appended again, and the
+/// rows standardized with the training mean and sd.
+fn with_duplicates(n: usize, seed: u64, dups: usize) -> (Matrix, Vec<f64>) {
+    let mut x = two_clusters(n, seed);
+    let dup: Vec<f64> = x.values[..2 * dups].to_vec();
+    x.values.extend_from_slice(&dup);
+    x.rows += dups;
+    let std = Standardizer::fit(&x.values, x.rows, 2).unwrap();
+    let mut z = x.values.clone();
+    std.apply(&mut z);
+    (x, z)
+}
+
 #[test]
 fn dallaire2014_kde_loo_bandwidth_is_the_global_maximizer() {
     // Two clusters in very different scales, and two duplicated rows (left out of their own
     // leave-one-out sums, so the criterion stays bounded as h → 0).
-    let mut x = two_clusters(120, 3);
-    let dup: Vec<f64> = x.values[..4].to_vec();
-    x.values.extend_from_slice(&dup);
-    x.rows += 2;
-    let std = Standardizer::fit(&x.values, x.rows, 2).unwrap();
-    let mut z = x.values.clone();
-    std.apply(&mut z);
+    let (x, z) = with_duplicates(120, 3, 2);
     for (rule, grid) in [(Bandwidth::Global, 4000), (Bandwidth::Local, 1000)] {
-        let kde = Kde::fit(&x.values, x.rows, 2, rule).unwrap();
+        let kde = Kde::fit(&x.values, x.rows, 2, rule, KdeTies::Skip).unwrap();
         let lambda = kde.local_factors();
         let h = kde.bandwidth();
         let at_h = naive_loo(&z, 2, h, lambda);
@@ -92,11 +104,46 @@ fn dallaire2014_kde_loo_bandwidth_is_the_global_maximizer() {
 }
 
 #[test]
+fn dallaire2014_kde_keep_ties_is_the_textbook_leave_one_out() {
+    // Data with duplicated rows: `keep` must maximize the textbook criterion (every j ≠ i) and
+    // report its value; `skip`'s bandwidth, judged by the same criterion, must not (the negative
+    // control: the two rules differ on this data).
+    let (x, z) = with_duplicates(80, 11, 3);
+    let ones = vec![1.0; x.rows];
+    let keep = Kde::fit(&x.values, x.rows, 2, Bandwidth::Global, KdeTies::Keep).unwrap();
+    let skip = Kde::fit(&x.values, x.rows, 2, Bandwidth::Global, KdeTies::Skip).unwrap();
+    let (hk, hs) = (keep.bandwidth(), skip.bandwidth());
+    let textbook = |h: f64| naive_loo_ties(&z, 2, h, &ones, true);
+    println!("keep h = {hk:.6}, skip h = {hs:.6}");
+    assert!(
+        (textbook(hk) - keep.loo_mean_log_lik()).abs() < 1e-9,
+        "keep's criterion value is not the textbook one"
+    );
+    for step in [1e-3, 1e-4] {
+        for h in [hk * (1.0 + step), hk * (1.0 - step)] {
+            assert!(
+                textbook(h) <= textbook(hk) + 1e-12,
+                "h = {h} beats keep's {hk}"
+            );
+        }
+    }
+    assert!(
+        (hk / hs - 1.0).abs() > 1e-3,
+        "the rules agree: {hk} vs {hs}"
+    );
+    assert!(
+        textbook(hs) < textbook(hk) - 1e-9,
+        "skip's h maximizes the textbook rule"
+    );
+    assert!((naive_loo(&z, 2, hs, &ones) - skip.loo_mean_log_lik()).abs() < 1e-9);
+}
+
+#[test]
 fn dallaire2014_kde_test_log_density_matches_direct_computation() {
     let x = two_clusters(150, 5);
     let test = two_clusters(40, 6);
     for rule in [Bandwidth::Global, Bandwidth::Local] {
-        let kde = Kde::fit(&x.values, x.rows, 2, rule).unwrap();
+        let kde = Kde::fit(&x.values, x.rows, 2, rule, KdeTies::Skip).unwrap();
         let got = kde.mean_log_density(&test.values).unwrap();
         // Direct, in data units: f(x) = (1/n) Σ_j Π_c N(x_c; mean_c + sd_c z_jc, (sd_c h_j)²).
         let std = kde.standardizer();
