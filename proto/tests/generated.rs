@@ -3,7 +3,7 @@
 //! binary compiles neither code generator. This test generates it again and fails when the
 //! committed files differ; `CAUSEWAY_BLESS=1 cargo test --workspace generated_code` rewrites them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One generated file, split at its top-level modules into files the size of a page: the
 /// messages, then one file per generated client and server module.
@@ -28,15 +28,11 @@ fn split(generated: &str) -> Vec<(String, String)> {
     parts
 }
 
-fn proto_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
 #[test]
 fn generated_code_matches_the_proto_file() {
     let out = tempfile::tempdir().expect("tempdir");
-    let root = proto_dir();
-    let fds = protox::compile(["causeway/v1/worker.proto"], [&root]).expect("protox");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fds = protox::compile(["causeway/v1/worker.proto"], [root]).expect("protox");
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)

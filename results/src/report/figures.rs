@@ -277,19 +277,27 @@ where
 /// One scalar's chains for a trace plot and a histogram.
 pub struct TraceVar {
     pub name: String,
-    /// One vector of `(iteration, value)` per chain.
+    /// One vector of `(iteration, value)` per chain; [`trace_panels`] draws at most
+    /// [`TRACE_POINTS`] of each.
     pub chains: Vec<Vec<(f64, f64)>>,
     /// Draws after burn-in, pooled over chains, for the histogram.
     pub pooled: Vec<f64>,
 }
 
-/// The most points of one chain a trace plot draws (every draw still counts in the histograms):
-/// more than a figure's width in pixels, and SVGs of a few hundred KB.
-pub const TRACE_POINTS: usize = 2500;
+/// The most points of one chain a trace plot draws (every `s`-th, s the least stride that fits;
+/// every draw still counts in the histograms): more than a figure's width in pixels, and SVGs of
+/// a few hundred KB.
+const TRACE_POINTS: usize = 2500;
+
+/// Every `s`-th point of `chain`, s the least stride that leaves at most [`TRACE_POINTS`].
+fn thinned(chain: &[(f64, f64)]) -> impl Iterator<Item = (f64, f64)> + '_ {
+    let stride = chain.len().div_ceil(TRACE_POINTS).max(1);
+    chain.iter().copied().step_by(stride)
+}
 
 /// The traces of `scalars` in replicate 0 of `cell`, for [`trace_panels`]: every finished chain's
-/// stored rows, burn-in included (at most [`TRACE_POINTS`] of them, evenly strided), and the draws
-/// after the burn-in ([`Manifest::burn_in`]) pooled over the chains. A scalar that no chain stores is left out. Errors: a trace that cannot be
+/// stored rows, burn-in included, and the draws after the burn-in ([`Manifest::burn_in`]) pooled
+/// over the chains. A scalar that no chain stores is left out. Errors: a trace that cannot be
 /// read, or a column that is not numeric.
 pub fn trace_vars(
     rd: &RunDir,
@@ -305,10 +313,8 @@ pub fn trace_vars(
             let Some(Some(values)) = chain.columns.get(i) else {
                 continue;
             };
-            let stride = values.len().div_ceil(TRACE_POINTS).max(1);
             let iterations = chain.iterations.iter().map(|&it| it as f64);
-            let points = iterations.zip(values.iter().copied()).step_by(stride);
-            chains.push(points.collect());
+            chains.push(iterations.zip(values.iter().copied()).collect());
             pooled.extend(chain.after_burn_in(i).unwrap_or_default());
         }
         if !chains.is_empty() {
@@ -322,7 +328,8 @@ pub fn trace_vars(
     Ok(vars)
 }
 
-/// A row per variable: its trace plot (left) and histogram (right).
+/// A row per variable: its trace plot (left; at most [`TRACE_POINTS`] points a chain) and
+/// histogram (right; every pooled draw).
 pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
     let rows = vars.len().max(1);
     let root = SVGBackend::new(path, (1000, 230 * rows as u32)).into_drawing_area();
@@ -336,7 +343,7 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
             f64::NEG_INFINITY,
         );
         for c in &v.chains {
-            for &(x, y) in c {
+            for (x, y) in thinned(c) {
                 if y.is_finite() {
                     x0 = x0.min(x);
                     x1 = x1.max(x);
@@ -374,7 +381,7 @@ pub fn trace_panels(path: &Path, vars: &[TraceVar]) -> Result<(), ReportError> {
         for (k, c) in v.chains.iter().enumerate() {
             let col = COLORS[k % COLORS.len()];
             chart
-                .draw_series(LineSeries::new(c.iter().copied(), col.mix(0.7)))
+                .draw_series(LineSeries::new(thinned(c), col.mix(0.7)))
                 .map_err(pe)?;
         }
         // Histogram: 30 bins over the pooled draws.

@@ -23,7 +23,7 @@ use causeway_papers::hidden2025::evaluation::markov_blanket::{
 use polars::prelude::*;
 
 use crate::diagnostics;
-use crate::report::figures::{self, TRACE_POINTS, TraceVar};
+use crate::report::figures::{self, TraceVar};
 use crate::report::{ReportError, Table, json_text, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find, stored_chains};
 
@@ -593,8 +593,8 @@ pub(super) fn table(m: &Manifest, fits: &LucasFits) -> Result<Table, ReportError
 
 /// The log posterior of every fit's chains, one SVG per ρ (`figures/<stem><ρ>.svg`, ρ made
 /// file-safe by [`safe`]; Figure 4 for LUCAS, Figure 7 for METABRIC), post-burn-in iterations
-/// (as the paper's), at most [`TRACE_POINTS`] points per chain drawn; the histograms use every
-/// draw. A ρ without any `edges` chain writes no file.
+/// (as the paper's; [`figures::trace_panels`] thins what it draws, the histograms use every draw).
+/// A ρ without any `edges` chain writes no file.
 pub(super) fn log_posterior_figures(
     rd: &RunDir,
     fits: &[NodeFit],
@@ -616,8 +616,7 @@ pub(super) fn log_posterior_figures(
                     .map(|&(i, v)| (i as f64, v))
                     .collect();
                 pooled.extend(post.iter().map(|p| p.1));
-                let stride = post.len().div_ceil(TRACE_POINTS).max(1);
-                chains.push(post.into_iter().step_by(stride).collect());
+                chains.push(post);
             }
             vars.push(TraceVar {
                 name: format!("{} log posterior (rho = {r})", f.node),
