@@ -15,6 +15,7 @@ use causeway_papers::{DataContext, Model, dataset_rng, registry};
 use causeway_proto::v1::{ChainCheckpoint, Job, Seed};
 use causeway_proto::{CODE_VERSION, PROTOCOL_VERSION};
 use causeway_results::rundir::digest::Digest;
+use causeway_results::rundir::shards::shard_jobs;
 use causeway_results::rundir::{JobRecord, Manifest, RunDir};
 use causeway_worker::WorkerService;
 use causeway_worker::wire::matrix_to_wire;
@@ -27,7 +28,7 @@ use crate::eta::CostEstimate;
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
 use crate::round::Round;
-use crate::store::{JobState, JobStatus, JobStore};
+use crate::store::{JobState, JobStatus, JobStore, Sealer};
 
 mod collect;
 use collect::{Eta, store_results};
@@ -407,7 +408,8 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let (pending, checkpoints) = reconcile(&mut table, &rd, &jobs, round.as_deref())?;
     let skipped = jobs.len() - pending.len();
     let n_pending = pending.len();
-    let writer = table.into_writer();
+    let sealer = Sealer::new(rd.clone(), jobs.len(), &pending);
+    let writer = table.into_writer(Some(sealer));
 
     let (stop_tx, stop_rx) = stop_channel(opts);
 
@@ -452,7 +454,6 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let ok = store_results(
         rx,
         &writer,
-        &rd,
         &jobs,
         round.as_ref(),
         &bar,
@@ -521,23 +522,49 @@ fn reconcile(
     round: Option<&Round>,
 ) -> anyhow::Result<(Vec<usize>, HashMap<usize, ChainCheckpoint>)> {
     rd.remove_partial_files()?;
+    // What a killed run left in the journal goes to its shards first; then every shard is
+    // checked against the digest recorded when it was sealed, and a damaged one removed: its
+    // chains alone run again.
+    table.seal_journal(rd)?;
+    let shard_digests = table.shard_digests()?;
+    for shard in rd.shards() {
+        let recorded = shard_digests.get(&shard);
+        if let Some(why) = rd.shard_defect(shard, recorded) {
+            let range = shard_jobs(shard, jobs.len());
+            let ids: Vec<&str> = jobs[range.clone()]
+                .iter()
+                .take(4)
+                .map(|j| j.job_id.as_str())
+                .collect();
+            let more = if range.len() > ids.len() { ", …" } else { "" };
+            eprintln!(
+                "warning: {} is damaged and runs again (its chains: {}{more}): {why}",
+                rd.shard_trace_path(shard).display(),
+                ids.join(", ")
+            );
+            rd.remove_shard(shard)?;
+            table.forget_shard(shard)?;
+        } else if recorded.is_none() {
+            table.record_shard(shard, &rd.shard_digest(shard)?)?;
+        }
+    }
     let mut pending = {
         let stored = rd.stored_traces();
         let digests = table.digests()?;
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
-            let present = stored.contains(id.as_str());
-            // A present file is adopted only if it is a complete Parquet file whose bytes have
-            // the digest stored when it was written (where one was: older directories have
-            // none); a damaged chain runs again, and says so.
-            present
-                && match stored_chain_defect(rd, id, digests.get(id.as_str())) {
-                    None => true,
-                    Some(why) => {
-                        eprintln!("warning: chain {id} is damaged and runs again: {why}");
-                        false
-                    }
-                }
+            // A chain of an older run directory, stored as its own files, is adopted only if
+            // they are complete Parquet files whose bytes have the digest stored when they were
+            // written (where one was: older directories still have none).
+            stored.contains(id.as_str())
+                && (!rd.in_own_files(id)
+                    || match stored_chain_defect(rd, id, digests.get(id.as_str())) {
+                        None => true,
+                        Some(why) => {
+                            eprintln!("warning: chain {id} is damaged and runs again: {why}");
+                            false
+                        }
+                    })
                 && round.is_none_or(|r| r.stored_at_target(rd, i))
         })?
     };
@@ -556,8 +583,8 @@ fn reconcile(
     Ok((pending, checkpoints))
 }
 
-/// Why chain `id`'s stored files cannot be adopted: a frame defect, or bytes whose digest is not
-/// `digest`, the one stored with its done row.
+/// Why chain `id`'s own files (an older run directory) cannot be adopted: a frame defect, or
+/// bytes whose digest is not `digest`, the one stored with its done row.
 fn stored_chain_defect(rd: &RunDir, id: &str, digest: Option<&Digest>) -> Option<String> {
     if let Some(why) = rd.chain_defect(id) {
         return Some(why);

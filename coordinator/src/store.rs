@@ -23,11 +23,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use causeway_proto::v1::ChainCheckpoint;
-use causeway_results::rundir::ChainTiming;
 use causeway_results::rundir::digest::{Digest, seal, unseal};
-use causeway_results::rundir::schema::{
-    DB_FILE, DIGEST_INSERT_SQL, JOBS_SCHEMA_SQL, TIMING_INSERT_SQL,
-};
+use causeway_results::rundir::schema::{DB_FILE, JOBS_SCHEMA_SQL, TIMING_INSERT_SQL};
+use causeway_results::rundir::{ChainTiming, RunDir};
 use prost::Message as _;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -146,6 +144,9 @@ pub enum JobTableError {
     NoIdentity { path: PathBuf },
     #[error("the job table's writer thread stopped")]
     WriterGone,
+    /// Sealing a shard failed (its journal rows are kept: a rerun seals them).
+    #[error("{path}: sealing a shard: {source}")]
+    Seal { path: PathBuf, source: SealError },
 }
 
 /// What to do about a job table SQLite cannot use (empty for other errors).
@@ -188,15 +189,15 @@ pub enum Event {
         worker: String,
         resumed_from: Option<u64>,
     },
-    /// The result files are in place; `timing` and the files' `digest` are stored with the
-    /// row, in one transaction, so a done row always has both (results' `rundir::timing`,
-    /// `RunDir::chain_digest`).
+    /// The chain's result: `result` (its journal entry, [`seal::journal_entry`]) and `timing`
+    /// are stored with the row, in one transaction, so a done row always has both (results'
+    /// `rundir::timing`); the result moves to its shard's files when the shard is sealed.
     Done {
         index: usize,
         attempts: u32,
         worker: String,
         timing: ChainTiming,
-        digest: Digest,
+        result: Vec<u8>,
     },
     /// Given up after `attempts` (model failure or RPC failures), or its result could not be
     /// stored.
@@ -232,6 +233,7 @@ pub(crate) fn now() -> f64 {
 pub struct JobStore {
     conn: Connection,
     path: PathBuf,
+    n_jobs: usize,
 }
 
 impl JobStore {
@@ -317,7 +319,11 @@ impl JobStore {
                 });
             }
         }
-        Ok(JobStore { conn, path })
+        Ok(JobStore {
+            conn,
+            path,
+            n_jobs: job_ids.len(),
+        })
     }
 
     fn sq(&self) -> impl Fn(rusqlite::Error) -> JobTableError + '_ {
@@ -421,25 +427,63 @@ impl JobStore {
         self.blobs("ends", jobs)
     }
 
-    /// The digest of each done chain's files, by job id, as stored when they were written
-    /// (none for chains stored by an older causeway).
+    /// The digest of each done chain's own files, by job id, as stored when they were written
+    /// (run directories written before shards; none for chains stored by an older causeway
+    /// still).
     pub fn digests(&self) -> Result<HashMap<String, Digest>, JobTableError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT job_id, xxh3_128 FROM digests")
-            .map_err(self.sq())?;
+        self.digest_table("SELECT job_id, xxh3_128 FROM digests")
+    }
+
+    /// The (key, digest) rows `sql` selects; a digest of another length is damage, and reads as
+    /// all zeros, which never matches.
+    fn digest_table<K: FromSql + std::hash::Hash + Eq>(
+        &self,
+        sql: &str,
+    ) -> Result<HashMap<K, Digest>, JobTableError> {
+        let mut st = self.conn.prepare(sql).map_err(self.sq())?;
         let rows = st
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-            })
+            .query_map([], |r| Ok((r.get::<_, K>(0)?, r.get::<_, Vec<u8>>(1)?)))
             .map_err(self.sq())?;
         let mut out = HashMap::new();
         for row in rows {
-            let (id, bytes) = row.map_err(self.sq())?;
-            // A digest of another length is damage: an all-zero one never matches.
-            out.insert(id, bytes.as_slice().try_into().unwrap_or([0; 16]));
+            let (key, bytes) = row.map_err(self.sq())?;
+            out.insert(key, bytes.as_slice().try_into().unwrap_or([0; 16]));
         }
         Ok(out)
+    }
+
+    /// Seal every shard with journal rows (what a killed run left): see [`seal`].
+    pub fn seal_journal(&mut self, rd: &RunDir) -> Result<(), JobTableError> {
+        seal::seal_journal(&mut self.conn, rd, self.n_jobs).map_err(|source| JobTableError::Seal {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// The digest of each sealed shard's files, as recorded when it was sealed.
+    pub fn shard_digests(&self) -> Result<HashMap<usize, Digest>, JobTableError> {
+        self.digest_table::<i64>("SELECT shard, xxh3_128 FROM shards")
+            .map(|m| m.into_iter().map(|(k, d)| (k as usize, d)).collect())
+    }
+
+    /// Record shard `shard`'s digest (a shard adopted without a record: the job table was
+    /// replaced).
+    pub fn record_shard(&self, shard: usize, digest: &Digest) -> Result<(), JobTableError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO shards (shard, xxh3_128) VALUES (?1, ?2)",
+                params![shard as i64, digest.as_slice()],
+            )
+            .map(|_| ())
+            .map_err(self.sq())
+    }
+
+    /// Forget shard `shard`'s digest (its files were removed as damaged).
+    pub fn forget_shard(&self, shard: usize) -> Result<(), JobTableError> {
+        self.conn
+            .execute("DELETE FROM shards WHERE shard = ?1", [shard as i64])
+            .map(|_| ())
+            .map_err(self.sq())
     }
 
     fn blobs(&self, table: &str, jobs: &[usize]) -> Result<HashMap<usize, Blob>, JobTableError> {
@@ -467,16 +511,17 @@ impl JobStore {
         read_statuses(&self.conn).map_err(self.sq())
     }
 
-    /// Hand the connection to a writer thread.
+    /// Hand the connection to a writer thread; with a `sealer`, it seals each shard once the
+    /// run's chains of it have finished, and at the end every shard with journal rows.
     // The thread returns the store (and its first error) once, when it ends: size is no concern.
     #[allow(clippy::result_large_err)]
-    pub fn into_writer(self) -> Writer {
+    pub fn into_writer(self, sealer: Option<Sealer>) -> Writer {
         let (tx, rx) = mpsc::channel::<Msg>();
         let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = failed.clone();
         let thread = std::thread::Builder::new()
             .name("jobs.sqlite writer".into())
-            .spawn(move || write_loop(self, rx, &flag));
+            .spawn(move || write_loop(self, rx, &flag, sealer));
         match thread {
             Ok(h) => Writer {
                 tx,
@@ -615,7 +660,9 @@ impl Writer {
     }
 }
 
+pub mod seal;
 mod writer;
+pub use seal::{SealError, Sealer};
 use writer::write_loop;
 
 #[cfg(test)]

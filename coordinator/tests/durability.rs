@@ -159,7 +159,8 @@ fn assert_same_as(dir: &Path, yaml: &str, chains: usize) {
     assert_eq!(
         want.keys().filter(|k| k.starts_with("chains/")).count(),
         chains,
-        "one file (the trace, its summary in the footer) per Gibbs chain"
+        "one shard (a trace file, the summaries in its footer) per Gibbs chain of these small \
+         plans"
     );
     for (k, v) in &want {
         assert!(got[k] == *v, "{k} differs from the uninterrupted run");
@@ -208,16 +209,9 @@ pub(crate) fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> 
     }
 }
 
-/// Chains whose last file (the trace) is in place. A coordinator killed mid-write leaves a
-/// `<id>.trace.parquet.tmp` beside them, which is not a stored chain.
+/// Chains the job table says are stored (their results committed to its journal or sealed).
 fn stored_chains(dir: &Path) -> usize {
-    std::fs::read_dir(dir.join("chains"))
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".trace.parquet"))
-                .count()
-        })
-        .unwrap_or(0)
+    count_rows(dir, "state = 'done'")
 }
 
 /// Rows of the live job table matching `clause` (read-only, while the coordinator writes).
@@ -689,7 +683,7 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A run directory's stored traces, sorted.
+/// A run directory's shards' trace files, sorted (one chain each in these small plans).
 pub(crate) fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut traces: Vec<PathBuf> = std::fs::read_dir(dir.join("chains"))
         .expect("chains")

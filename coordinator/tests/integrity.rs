@@ -110,7 +110,8 @@ fn a_damaged_chain_file_is_run_again_with_a_warning() {
     let out = dir.path().join("R");
     let first = run(&y, &out);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first));
-    let trace = out.join("chains/cell1-rep0-chain1.trace.parquet");
+    // 4 jobs: a shard each, in plan order (cell1-rep0-chain1 is the fourth).
+    let trace = out.join("chains/shard-00003.trace.parquet");
     let good = std::fs::read(&trace).expect("read trace");
     // 300 bytes of noise in place of the file (deterministic, not /dev/urandom).
     let noise: Vec<u8> = (0..300u32)
@@ -121,7 +122,7 @@ fn a_damaged_chain_file_is_run_again_with_a_warning() {
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     let msg = text(&again);
     assert!(
-        msg.contains("cell1-rep0-chain1") && msg.contains("damaged"),
+        msg.contains("shard-00003") && msg.contains("cell1-rep0-chain1") && msg.contains("damaged"),
         "{msg}"
     );
     assert!(msg.contains("1 run, 3 already stored"), "{msg}");
@@ -144,7 +145,7 @@ fn rerun_expecting(y: &Path, out: &Path, summary: &str, trace: &Path, good: &[u8
     assert_eq!(std::fs::read(trace).expect("read"), good);
 }
 
-/// A process killed between writing a result's temporary file and renaming it leaves
+/// A process killed between writing a shard's temporary file and renaming it leaves
 /// `<file>.tmp` behind; the resumed run removes it (it holds the directory's lock, so no other
 /// writer can own it) and does not count it as a stored chain.
 #[test]
@@ -154,16 +155,16 @@ fn a_killed_writers_temporary_files_are_removed_on_resume() {
     let out = dir.path().join("R");
     let first = run(&y, &out);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first));
-    let trace1 = out.join("chains/cell1-rep0-chain1.trace.parquet");
-    let trace = out.join("chains/cell0-rep0-chain0.trace.parquet");
+    let trace1 = out.join("chains/shard-00003.trace.parquet");
+    let trace = out.join("chains/shard-00000.trace.parquet");
     let good = std::fs::read(&trace).expect("read trace");
     let good1 = std::fs::read(&trace1).expect("read trace");
     // The state a kill -9 mid-write leaves: the final file missing, its temporary half-written;
     // and a temporary of a chain that is stored (a second copy of it, from a chain whose lease
     // expired, was being written), which no rerun overwrites.
     let leftovers = [
-        out.join("chains/cell1-rep0-chain1.trace.parquet.tmp"),
-        out.join("chains/cell0-rep0-chain0.trace.parquet.tmp"),
+        out.join("chains/shard-00003.trace.parquet.tmp"),
+        out.join("chains/shard-00000.trace.parquet.tmp"),
     ];
     std::fs::rename(&trace1, &leftovers[0]).expect("rename");
     std::fs::write(&leftovers[1], &good[..good.len() / 2]).expect("write tmp");
@@ -207,10 +208,10 @@ fn status_knows_a_finished_run_from_a_running_one() {
     drop(lock);
 }
 
-/// A coordinator killed after a chain's files were renamed into place but before the row that
-/// says it is done (and its timing) was committed leaves files without a timing: the resumed
-/// run adopts the results (nothing is run again) and the cost table counts the chain apart, as
-/// one whose seconds were lost.
+/// A stored chain whose row does not say done and whose timing is missing (a job table that lost
+/// its last transactions, as a power cut under WAL + NORMAL can): the resumed run adopts the
+/// results (nothing is run again) and the cost table counts the chain apart, as one whose
+/// seconds were lost.
 #[test]
 fn a_chain_stored_without_its_timing_is_kept_and_counted_untimed() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -219,7 +220,7 @@ fn a_chain_stored_without_its_timing_is_kept_and_counted_untimed() {
     let first = run(&y, &out);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first));
     let id = "cell1-rep0-chain1";
-    let trace = out.join(format!("chains/{id}.trace.parquet"));
+    let trace = out.join("chains/shard-00003.trace.parquet");
     let good = std::fs::read(&trace).expect("read trace");
     let rd = causeway_results::rundir::RunDir::open(&out);
     let stored = rd

@@ -8,43 +8,49 @@
 //!   jobs.sqlite                   the durable job table (schema: [`schema`]; written by the
 //!                                 coordinator's `store`): state per chain, checkpoints, and each
 //!                                 done chain's timing: iteration, elapsed_seconds (wall clock;
-//!                                 not deterministic; see [`timing`])
+//!                                 not deterministic; see [`timing`]); a finished chain's
+//!                                 result waits in its table `journal` until its shard is sealed
 //!   jobs.csv                      jobs.sqlite exported at the end: state, attempts, worker, error
 //!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet
-//!   chains/<job>.trace.parquet    iteration + one f64 column per traced scalar (the draws:
-//!                                 ArviZ's `posterior` group); its footer holds the chain's
-//!                                 summary matrices (key `causeway.summary`, JSON)
-//!   chains/<job>.sample_stats.parquet  iteration + one f64 column per sampler statistic
-//!                                 (ArviZ's `sample_stats`: particle ESS, resamplings, VB
-//!                                 iterations, ...); only for samplers that record any
-//!   chains/<job>.summary.parquet  only in run directories written before the trace's footer
-//!                                 held the summary: one row per matrix (still read)
+//!   chains/shard-<s>.trace.parquet  the chains of plan jobs s·m .. (s+1)·m, m = ⌈jobs / 256⌉
+//!                                 (at most 256 shards; see [`shards`]): job_id, iteration and
+//!                                 one f64 column per traced scalar (the draws: ArviZ's
+//!                                 `posterior`); its footer (key `causeway.chains`, JSON) lists
+//!                                 each chain's plan index, rows, columns and summary matrices
+//!   chains/shard-<s>.sample_stats.parquet  job_id, iteration and one f64 column per sampler
+//!                                 statistic (ArviZ's `sample_stats`: particle ESS,
+//!                                 resamplings, VB iterations, ...); only if a chain has any
+//!   chains/<job>.trace.parquet, <job>.sample_stats.parquet  only in run directories written
+//!                                 before shards: one chain each, its summary in the trace's
+//!                                 footer (key `causeway.summary`) or, older still, in
+//!                                 <job>.summary.parquet (all still read)
 //!   timing/<job>.parquet          only in run directories written before the job table held
 //!                                 the timings (still read)
 //!   tables/*.md, tables/*.csv     the paper's tables
 //!   figures/*.svg                 figures
 //! ```
-//! Everything under `chains/` and `datasets/` is a deterministic function of the YAML: the same
-//! file gives byte-identical Parquet whatever the worker count, order or retries.
+//! Everything under `chains/` and `datasets/` is a deterministic function of the YAML and of
+//! which chains are stored: the same file gives byte-identical Parquet whatever the worker
+//! count, order or retries.
 
-use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use causeway_papers::{ChainOutput, Dataset, Matrix};
+use causeway_papers::{Dataset, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+mod chains;
 mod completeness;
 pub mod digest;
 mod draws;
 mod parquet;
 pub mod schema;
+pub mod shards;
 pub mod timing;
 mod until_record;
 pub use completeness::{MissingChains, missing_summary};
-use digest::{Digest, digest_parts};
 pub use draws::{
     ChainDraws, StoredRows, chain_draws, chain_draws_of, columns_after_burn_in, stored_chains,
     stored_rows, trace_rows,
@@ -56,9 +62,6 @@ pub use parquet::{
 };
 pub use timing::ChainTiming;
 pub use until_record::{Criterion, GroupRecord, GroupState, RoundRecord, UntilRecord};
-
-/// A chain's trace file is `chains/<job>` followed by this.
-const TRACE_SUFFIX: &str = ".trace.parquet";
 
 /// Errors reading or writing a run directory.
 #[derive(Debug, thiserror::Error)]
@@ -220,12 +223,14 @@ impl Manifest {
 #[derive(Debug, Clone)]
 pub struct RunDir {
     pub root: PathBuf,
+    /// Which chains are stored, and the shards read last (shared by clones; see [`chains`]).
+    chains: std::sync::Arc<std::sync::Mutex<chains::Cache>>,
 }
 
 impl RunDir {
     /// Create (or reopen) the directory tree under `root`.
     pub fn create(root: impl Into<PathBuf>) -> Result<Self, StoreError> {
-        let rd = RunDir { root: root.into() };
+        let rd = RunDir::open(root);
         for sub in ["chains", "datasets", "tables", "figures"] {
             let p = rd.root.join(sub);
             fs::create_dir_all(&p).map_err(io_err(&p))?;
@@ -235,46 +240,14 @@ impl RunDir {
 
     /// Open an existing run directory (does not create anything).
     pub fn open(root: impl Into<PathBuf>) -> Self {
-        RunDir { root: root.into() }
+        RunDir {
+            root: root.into(),
+            chains: Default::default(),
+        }
     }
 
     pub fn manifest_path(&self) -> PathBuf {
         self.root.join("manifest.json")
-    }
-    /// `chains/<job>.sample_stats.parquet`: the sampler's statistics, apart from the draws.
-    pub fn sample_stats_path(&self, job_id: &str) -> PathBuf {
-        self.root
-            .join("chains")
-            .join(format!("{job_id}.sample_stats.parquet"))
-    }
-    pub fn trace_path(&self, job_id: &str) -> PathBuf {
-        self.root
-            .join("chains")
-            .join(format!("{job_id}{TRACE_SUFFIX}"))
-    }
-    /// The jobs whose trace is in `chains/`, from one listing of the directory (empty if it
-    /// does not exist): the chains [`RunDir::chain_done`] would say are stored, without a
-    /// `stat` per job. The trace is a chain's last file written (its summary is in its footer;
-    /// an older directory's summary file was written before it).
-    pub fn stored_traces(&self) -> HashSet<String> {
-        fs::read_dir(self.root.join("chains"))
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .filter_map(|e| {
-                        let name = e.file_name().into_string().ok()?;
-                        name.strip_suffix(TRACE_SUFFIX).map(str::to_string)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-    /// `chains/<job>.summary.parquet`: where run directories written before the trace's footer
-    /// held the summary keep it ([`RunDir::read_summary`] reads either).
-    pub fn summary_path(&self, job_id: &str) -> PathBuf {
-        self.root
-            .join("chains")
-            .join(format!("{job_id}.summary.parquet"))
     }
     /// `timing/<job>.parquet`: where run directories written before the job table held the
     /// timings keep them ([`RunDir::read_timing`] reads either).
@@ -342,112 +315,6 @@ impl RunDir {
         Ok(removed)
     }
 
-    /// Store one chain's deterministic output: its sampler statistics (if any), then its trace
-    /// with the summary in the trace's footer ([`SUMMARY_KEY`]), each renamed into place whole:
-    /// one file per chain (two with statistics). Returns the digest of the files' bytes (see
-    /// [`RunDir::chain_digest`]), which goes to the job table with the row that says the chain
-    /// is done, as does its timing (see [`timing`]).
-    pub fn write_chain(&self, job_id: &str, out: &ChainOutput) -> Result<Digest, StoreError> {
-        let mut stats = Vec::new();
-        if !out.stat_names.is_empty() {
-            let path = self.sample_stats_path(job_id);
-            let mut df = iteration_frame(&path, &out.iterations, &out.stat_names, &out.stats)?;
-            stats = parquet_bytes(&path, &mut df, Vec::new())?;
-            write_atomic(&path, &stats)?;
-        }
-        let path = self.trace_path(job_id);
-        let mut df = iteration_frame(&path, &out.iterations, &out.trace_names, &out.trace)?;
-        if out.elapsed_seconds.len() != out.iterations.len() {
-            return Err(StoreError::Format {
-                path,
-                message: format!(
-                    "{} timings for {} iterations",
-                    out.elapsed_seconds.len(),
-                    out.iterations.len()
-                ),
-            });
-        }
-        let summary = vec![(SUMMARY_KEY.to_string(), summary_to_json(&out.summary))];
-        let trace = parquet_bytes(&path, &mut df, summary)?;
-        write_atomic(&path, &trace)?;
-        Ok(digest_parts(&[&trace, &stats]))
-    }
-
-    /// The digest of a stored chain's files as [`RunDir::write_chain`] computes it: its trace's
-    /// bytes, then its statistics' (empty if it has none).
-    ///
-    /// # Errors
-    /// A file that exists and cannot be read; a missing trace.
-    pub fn chain_digest(&self, job_id: &str) -> Result<Digest, StoreError> {
-        let path = self.trace_path(job_id);
-        let trace = fs::read(&path).map_err(io_err(&path))?;
-        let path = self.sample_stats_path(job_id);
-        let stats = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io_err(&path)(e)),
-        };
-        Ok(digest_parts(&[&trace, &stats]))
-    }
-
-    /// Why a stored chain cannot be adopted, if it cannot: its trace missing, or a file of it
-    /// (trace; statistics and an older directory's summary file where present) that is not a
-    /// complete Parquet file (checked from its frame: `PAR1` at both ends and a footer length
-    /// that fits, which a truncated or overwritten file fails). Cheap enough to run on every
-    /// chain of a resumed run.
-    pub fn chain_defect(&self, job_id: &str) -> Option<String> {
-        let mut files = vec![self.trace_path(job_id)];
-        files.extend(
-            [self.sample_stats_path(job_id), self.summary_path(job_id)]
-                .into_iter()
-                .filter(|p| p.exists()),
-        );
-        files
-            .iter()
-            .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
-    }
-
-    /// Whether a job's output is on disk: its trace, renamed into place whole and written last
-    /// (in older directories, after the summary file), so the chain's files are then complete
-    /// (its job-table row says whether its timing is stored too).
-    pub fn chain_done(&self, job_id: &str) -> bool {
-        self.trace_path(job_id).exists()
-    }
-
-    /// A chain's sampler statistics, if its sampler records any (`None` otherwise).
-    pub fn read_sample_stats(&self, job_id: &str) -> Result<Option<DataFrame>, StoreError> {
-        let path = self.sample_stats_path(job_id);
-        if path.exists() {
-            read_parquet(&path).map(Some)
-        } else {
-            Ok(None)
-        }
-    }
-    /// A chain's trace as a DataFrame (`iteration` + one column per traced scalar).
-    pub fn read_trace(&self, job_id: &str) -> Result<DataFrame, StoreError> {
-        read_parquet(&self.trace_path(job_id))
-    }
-
-    /// A chain's summary matrices: from its trace's footer, or, in a run directory written
-    /// before the footer held them, from `chains/<job>.summary.parquet`.
-    ///
-    /// # Errors
-    /// The trace cannot be read, neither place holds a summary, or it does not parse.
-    pub fn read_summary(&self, job_id: &str) -> Result<Vec<Matrix>, StoreError> {
-        let trace = self.trace_path(job_id);
-        if let Some(text) = footer_value(&trace, SUMMARY_KEY)? {
-            return summary_from_json(&trace, &text);
-        }
-        let legacy = self.summary_path(job_id);
-        if legacy.exists() {
-            return read_matrices(&legacy);
-        }
-        Err(StoreError::Format {
-            path: trace,
-            message: format!("no summary: no {SUMMARY_KEY} in the footer and no summary file"),
-        })
-    }
-
     /// Store a dataset replicate (observed and truth).
     pub fn write_dataset(
         &self,
@@ -491,30 +358,6 @@ impl RunDir {
         .map_err(pl_err(&path))?;
         write_csv(&path, &mut df)
     }
-}
-
-/// `iteration` + one f64 column per name, from row-major `values` (`iterations.len()` rows ×
-/// `names.len()`). Errors if the sizes disagree.
-fn iteration_frame(
-    path: &Path,
-    iterations: &[u64],
-    names: &[String],
-    values: &[f64],
-) -> Result<DataFrame, StoreError> {
-    let (n, k) = (iterations.len(), names.len());
-    if values.len() != n * k {
-        return Err(StoreError::Format {
-            path: path.to_path_buf(),
-            message: format!("{} values for {n}×{k}", values.len()),
-        });
-    }
-    let mut cols: Vec<Column> = Vec::with_capacity(k + 1);
-    cols.push(Series::new("iteration".into(), iterations).into());
-    for (j, name) in names.iter().enumerate() {
-        let v: Vec<f64> = (0..n).map(|i| values[i * k + j]).collect();
-        cols.push(Series::new(name.as_str().into(), v).into());
-    }
-    DataFrame::new(n, cols).map_err(pl_err(path))
 }
 
 /// Find a summary matrix by name.
@@ -583,97 +426,5 @@ mod tests {
             let expected = format!("{:016x}", causeway_papers::stable_hash(whole.as_bytes()));
             assert_eq!(m.identity(), expected, "{n_jobs} jobs");
         }
-    }
-
-    fn names(df: &DataFrame) -> Vec<String> {
-        df.get_column_names()
-            .iter()
-            .map(|n| n.to_string())
-            .collect()
-    }
-
-    fn output(stat_names: &[&str]) -> ChainOutput {
-        let k = stat_names.len();
-        ChainOutput {
-            trace_names: vec!["log_marginal_likelihood".into()],
-            iterations: vec![1, 2, 3],
-            trace: vec![-1.0, -2.0, -3.0],
-            stat_names: stat_names.iter().map(|s| s.to_string()).collect(),
-            stats: (0..3 * k).map(|v| v as f64).collect(),
-            summary: vec![Matrix::scalar("log_marginal_likelihood", -2.0)],
-            elapsed_seconds: vec![0.1, 0.2, 0.3],
-        }
-    }
-
-    #[test]
-    fn sample_stats_are_stored_apart_from_the_draws() {
-        let dir = std::env::temp_dir().join(format!("causeway-rundir-{}", std::process::id()));
-        let rd = RunDir::create(&dir).expect("run dir");
-        rd.write_chain("with", &output(&["ess_min", "n_resamples"]))
-            .expect("write");
-        let trace = rd.read_trace("with").expect("trace");
-        assert_eq!(
-            names(&trace),
-            vec!["iteration", "log_marginal_likelihood"],
-            "the trace holds the draws only"
-        );
-        let stats = rd
-            .read_sample_stats("with")
-            .expect("read")
-            .expect("stats stored");
-        assert_eq!(names(&stats), vec!["iteration", "ess_min", "n_resamples"]);
-        let n = stats
-            .column("n_resamples")
-            .expect("column")
-            .f64()
-            .expect("f64");
-        assert_eq!(
-            n.into_no_null_iter().collect::<Vec<_>>(),
-            vec![1.0, 3.0, 5.0]
-        );
-        assert!(rd.chain_done("with"));
-        // A sampler without statistics writes no sample_stats file.
-        rd.write_chain("without", &output(&[])).expect("write");
-        assert!(rd.read_sample_stats("without").expect("read").is_none());
-        // Sizes that disagree are refused, not written.
-        let mut bad = output(&["ess_min"]);
-        bad.stats.pop();
-        assert!(rd.write_chain("bad", &bad).is_err());
-        assert!(!rd.chain_done("bad"));
-        std::fs::remove_dir_all(&dir).ok();
-    }
-
-    /// A chain is one file (its summary in the trace's footer); a run directory written
-    /// before, with a trace without that footer key and a summary file, still reads; a trace
-    /// with neither says so.
-    #[test]
-    fn the_summary_is_in_the_traces_footer_and_older_summary_files_still_read() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let rd = RunDir::create(dir.path()).expect("run dir");
-        let out = output(&[]);
-        rd.write_chain("new", &out).expect("write");
-        let files: Vec<_> = fs::read_dir(dir.path().join("chains"))
-            .expect("chains")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(files, vec!["new.trace.parquet"]);
-        assert_eq!(rd.stored_traces(), HashSet::from(["new".to_string()]));
-        assert_eq!(rd.read_summary("new").expect("summary"), out.summary);
-        assert!(rd.chain_defect("new").is_none());
-
-        let path = rd.trace_path("old");
-        let mut df =
-            iteration_frame(&path, &out.iterations, &out.trace_names, &out.trace).expect("frame");
-        write_parquet(&path, &mut df).expect("trace");
-        assert!(rd.read_summary("old").is_err(), "no footer key and no file");
-        write_matrices(&rd.summary_path("old"), &out.summary).expect("summary");
-        assert_eq!(rd.read_summary("old").expect("summary"), out.summary);
-        // An older directory's damaged summary file makes its chain damaged.
-        fs::write(rd.summary_path("old"), b"PAR1 not parquet").expect("overwrite");
-        assert!(
-            rd.chain_defect("old")
-                .is_some_and(|d| d.contains("summary"))
-        );
     }
 }

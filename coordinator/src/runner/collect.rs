@@ -3,15 +3,14 @@
 use std::sync::Arc;
 
 use causeway_proto::v1::ChainResult;
-use causeway_results::rundir::digest::Digest;
-use causeway_results::rundir::{ChainTiming, JobRecord, RunDir};
-use causeway_worker::wire::chain_output_from_result;
+use causeway_results::rundir::{ChainTiming, JobRecord};
 use indicatif::ProgressBar;
 use tokio::sync::mpsc;
 
 use crate::dispatch::Outcome;
 use crate::eta::CostEstimate;
 use crate::round::Round;
+use crate::store::seal::journal_entry;
 use crate::store::{self, Event};
 
 /// The time-left estimate of a run and the slots it divides by.
@@ -20,16 +19,15 @@ pub(super) struct Eta {
     pub slots: usize,
 }
 
-/// Store every outcome the dispatcher sends until it is done: results written on blocking
-/// threads as they arrive (several at once, so the store never serialises the workers; a row
-/// says done only once its files are in place, and carries the chain's timing into the job
-/// table), checkpoints and failures recorded, progress shown; a full disk sends `stop`.
-/// Returns the chains stored.
+/// Store every outcome the dispatcher sends until it is done: results checked and encoded on
+/// blocking threads as they arrive (several at once, so the store never serialises the
+/// workers), then committed to the job table's journal with the row that says done and the
+/// chain's timing (the writer seals shards from there), checkpoints and failures recorded,
+/// progress shown; a full disk sends `stop`. Returns the chains stored.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn store_results(
     mut rx: mpsc::Receiver<Outcome>,
     writer: &store::Writer,
-    rd: &RunDir,
     jobs: &[JobRecord],
     round: Option<&Arc<Round>>,
     bar: &ProgressBar,
@@ -38,9 +36,6 @@ pub(super) async fn store_results(
 ) -> usize {
     let (mut eta, slots) = (eta.estimate, eta.slots);
     let mut ok = 0usize;
-    // Results are written on blocking threads as they arrive, several at once, so the store
-    // never serialises the workers; a row says done only once its files are in place, and
-    // carries the chain's timing into the job table.
     let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
     let mut full: Option<String> = None;
     let max_writes = std::thread::available_parallelism()
@@ -61,8 +56,7 @@ pub(super) async fn store_results(
                 if let Some(s) = eta.seconds_left(slots) {
                     bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
                 }
-                let rd2 = rd.clone();
-                writes.spawn_blocking(move || write_result(&rd2, index, attempts, result));
+                writes.spawn_blocking(move || write_result(index, attempts, result));
                 while writes.len() > max_writes {
                     if let Some(Ok(done)) = writes.join_next().await {
                         settle(writer, &mut ok, &mut full, done);
@@ -121,33 +115,28 @@ pub(super) async fn store_results(
     ok
 }
 
-/// A stored result: (plan index, attempts, worker, its timing and files' digest or the error
-/// and whether the storage is full; then the chain is not failed: it stays to run again, and
-/// the run stops).
+/// A result ready for the journal: (plan index, attempts, worker, its timing and journal entry
+/// or the error and whether the storage is full; then the chain is not failed: it stays to run
+/// again, and the run stops).
 type Stored = (
     usize,
     u32,
     String,
-    Result<(ChainTiming, Digest), (String, bool)>,
+    Result<(ChainTiming, Vec<u8>), (String, bool)>,
 );
 
-/// Write one finished chain's files (on a blocking thread).
-fn write_result(rd: &RunDir, index: usize, attempts: u32, result: ChainResult) -> Stored {
+/// Check and encode one finished chain's result for the journal (on a blocking thread).
+fn write_result(index: usize, attempts: u32, result: ChainResult) -> Stored {
     let worker = result.worker_id.clone();
-    let job_id = result.job_id.clone();
-    let stored = chain_output_from_result(result)
-        .map_err(|e| (e, false))
-        .and_then(|out| {
-            rd.write_chain(&job_id, &out)
-                .map(|digest| {
-                    let timing = ChainTiming {
-                        iterations: out.iterations,
-                        elapsed_seconds: out.elapsed_seconds,
-                    };
-                    (timing, digest)
-                })
-                .map_err(|e| (e.to_string(), e.is_storage_full()))
-        });
+    let stored = journal_entry(index, &result)
+        .map(|entry| {
+            let timing = ChainTiming {
+                iterations: result.iterations,
+                elapsed_seconds: result.elapsed_seconds,
+            };
+            (timing, entry)
+        })
+        .map_err(|e| (e, false));
     (index, attempts, worker, stored)
 }
 
@@ -160,14 +149,14 @@ fn settle(
     (index, attempts, worker, stored): Stored,
 ) {
     match stored {
-        Ok((timing, digest)) => {
+        Ok((timing, result)) => {
             *ok += 1;
             writer.send(Event::Done {
                 index,
                 attempts,
                 worker,
                 timing,
-                digest,
+                result,
             });
         }
         Err((e, true)) => {

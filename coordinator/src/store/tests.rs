@@ -31,7 +31,7 @@ fn ids(n: usize) -> Vec<String> {
 fn events_are_committed_and_idempotent() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = JobStore::open(dir.path(), &ids(4), "plan-a", false).expect("open");
-    let w = store.into_writer();
+    let w = store.into_writer(None);
     w.send(Event::Started {
         index: 0,
         attempt: 1,
@@ -44,7 +44,7 @@ fn events_are_committed_and_idempotent() {
             attempts: 1,
             worker: "a".into(),
             timing: ChainTiming::default(),
-            digest: [7; 16],
+            result: vec![7],
         });
     }
     w.send(Event::Failed {
@@ -82,7 +82,7 @@ fn events_are_committed_and_idempotent() {
 fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
-    let w = store.into_writer();
+    let w = store.into_writer(None);
     for (it, bytes) in [(10, vec![1u8]), (20, vec![2u8, 2])] {
         w.checkpoint(0, ckpt(it, &bytes));
         w.checkpoint(1, ckpt(it, &bytes));
@@ -98,7 +98,7 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         attempts: 1,
         worker: "a".into(),
         timing: ChainTiming::default(),
-        digest: [7; 16],
+        result: vec![7],
     });
     // A late checkpoint of a done chain is not kept.
     w.checkpoint(0, ckpt(30, &[3]));
@@ -106,7 +106,11 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(state_of(&got[&1]), (20, vec![2, 2]));
-    assert_eq!(store.digests().expect("digests")["job0"], [7; 16]);
+    let journal: Vec<u8> = store
+        .conn
+        .query_row("SELECT result FROM journal WHERE idx = 0", [], |r| r.get(0))
+        .expect("the result in the journal");
+    assert_eq!(journal, vec![7]);
     let resumes: (i64, i64, i64, Option<f64>) = store
         .conn
         .query_row(
@@ -128,7 +132,7 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
 fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
-    let w = store.into_writer();
+    let w = store.into_writer(None);
     for i in 0..3 {
         w.checkpoint(i, ckpt(10, &[1, 2, 3, 4]));
     }
@@ -159,4 +163,96 @@ fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
     );
     assert!(got[&1].is_err(), "{got:?}");
     assert!(store.ends(&[2]).expect("ends").is_empty());
+}
+
+/// Job `i`'s result as a worker sends it: two rows of one traced scalar.
+fn result(i: usize) -> causeway_proto::v1::ChainResult {
+    causeway_proto::v1::ChainResult {
+        job_id: format!("job{i}"),
+        ok: true,
+        trace_names: vec!["x".into()],
+        iterations: vec![1, 2],
+        trace: vec![i as f64, 0.5],
+        elapsed_seconds: vec![0.1, 0.2],
+        ..Default::default()
+    }
+}
+
+/// The files of `chains/`, by name, with their bytes.
+fn chain_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir.join("chains"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| {
+                    let bytes = std::fs::read(e.path()).expect("read");
+                    (e.file_name().to_string_lossy().into_owned(), bytes)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// Results go to the journal with their rows; a shard is sealed once the run's chains of it
+/// have finished (the rest at the end), the journal emptied and the shard's digest recorded;
+/// whatever order the results came in, and whether the run sealed them or was killed before
+/// and a rerun did, the shards are the same bytes.
+#[test]
+fn shards_are_sealed_from_the_journal_whatever_the_order() {
+    let n = 600; // 3 jobs a shard
+    let run = |order: &[usize], seal: bool| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rd = RunDir::create(dir.path()).expect("run dir");
+        let store = JobStore::open(dir.path(), &ids(n), "plan-a", false).expect("open");
+        let all: Vec<usize> = (0..n).collect();
+        let w = store.into_writer(seal.then(|| Sealer::new(rd.clone(), n, &all)));
+        for (k, &i) in order.iter().enumerate() {
+            let r = result(i);
+            w.send(Event::Done {
+                index: i,
+                attempts: 1,
+                worker: "w".into(),
+                timing: ChainTiming::default(),
+                result: seal::journal_entry(i, &r).expect("entry"),
+            });
+            if k == 2 && seal {
+                w.flush().expect("flush");
+                // Jobs 0-2 (shard 0) are done: it is sealed while the run goes on.
+                assert_eq!(rd.shards(), vec![0], "{order:?}");
+            }
+        }
+        let store = w.finish().expect("finish");
+        (dir, rd, store)
+    };
+    let (a, _, store) = run(&(0..n).collect::<Vec<_>>(), true);
+    let journal: i64 = store
+        .conn
+        .query_row("SELECT COUNT(*) FROM journal", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(journal, 0);
+    assert_eq!(store.shard_digests().expect("digests").len(), 200);
+    let files = chain_files(a.path());
+    assert_eq!(files.len(), 200, "one trace file a shard, no statistics");
+
+    let mut order: Vec<usize> = (3..n).rev().collect();
+    order.splice(0..0, [1, 0, 2]);
+    let (b, _, _) = run(&order, true);
+    assert!(
+        chain_files(b.path()) == files,
+        "another order, the same bytes"
+    );
+
+    let (c, rd, mut store) = run(&order, false);
+    assert!(chain_files(c.path()).is_empty(), "killed before sealing");
+    store.seal_journal(&rd).expect("seal");
+    assert!(
+        chain_files(c.path()) == files,
+        "sealed by the rerun, the same bytes"
+    );
+    let x = rd.read_trace("job7").expect("trace");
+    assert_eq!(
+        x.column("x").expect("x").f64().expect("f64").get(0),
+        Some(7.0)
+    );
 }

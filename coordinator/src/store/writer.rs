@@ -1,5 +1,6 @@
 //! The job table's writer thread: batches of events and checkpoints, each batch one
-//! transaction; checkpoints are encoded and sealed here, off the dispatcher.
+//! transaction; checkpoints are encoded and sealed here, off the dispatcher, and so are the
+//! shards whose chains have finished (`seal`).
 
 use super::*;
 
@@ -9,8 +10,14 @@ pub(super) fn write_loop(
     mut store: JobStore,
     rx: mpsc::Receiver<Msg>,
     failed: &std::sync::atomic::AtomicBool,
+    mut sealer: Option<Sealer>,
 ) -> Result<JobStore, (JobStore, JobTableError)> {
     let mut first_error: Option<JobTableError> = None;
+    let mut record = |e: JobTableError| {
+        tracing::error!("{e}");
+        failed.store(true, std::sync::atomic::Ordering::SeqCst);
+        first_error.get_or_insert(e);
+    };
     let mut closed = false;
     while !closed {
         let Ok(first) = rx.recv() else { break };
@@ -27,14 +34,21 @@ pub(super) fn write_loop(
                 }
             }
         }
-        if let Err(e) = apply(&mut store.conn, &batch) {
-            let e = JobTableError::Sqlite {
+        match apply(&mut store.conn, &batch) {
+            Err(source) => record(JobTableError::Sqlite {
                 path: store.path.clone(),
-                source: e,
-            };
-            tracing::error!("{e}");
-            failed.store(true, std::sync::atomic::Ordering::SeqCst);
-            first_error.get_or_insert(e);
+                source,
+            }),
+            Ok(()) => {
+                if let Some(s) = sealer.as_mut()
+                    && let Err(e) = seal_finished(&mut store.conn, s, &batch)
+                {
+                    record(JobTableError::Seal {
+                        path: store.path.clone(),
+                        source: e,
+                    });
+                }
+            }
         }
         for m in batch {
             if let Msg::Flush(ack) = m {
@@ -42,10 +56,45 @@ pub(super) fn write_loop(
             }
         }
     }
+    // The end of the run: every shard with journal rows, unless the table is failing (a rerun
+    // seals them).
+    if let Some(s) = sealer.as_mut()
+        && !failed.load(std::sync::atomic::Ordering::SeqCst)
+        && let Err(e) = s.seal_all(&mut store.conn)
+    {
+        record(JobTableError::Seal {
+            path: store.path.clone(),
+            source: e,
+        });
+    }
     match first_error {
         None => Ok(store),
         Some(e) => Err((store, e)),
     }
+}
+
+/// Seal the shards whose last chain of this run finished in `batch` (committed).
+fn seal_finished(
+    conn: &mut Connection,
+    sealer: &mut Sealer,
+    batch: &[Msg],
+) -> Result<(), SealError> {
+    let mut ready = Vec::new();
+    for m in batch {
+        if let Msg::Event(ev) = m
+            && matches!(
+                ev,
+                Event::Done { .. } | Event::Failed { .. } | Event::Lost { .. }
+            )
+            && let Some(shard) = sealer.finished(ev.index(), matches!(ev, Event::Done { .. }))
+        {
+            ready.push(shard);
+        }
+    }
+    for shard in ready {
+        sealer.seal(conn, shard)?;
+    }
+    Ok(())
 }
 
 impl Event {
@@ -131,7 +180,8 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
         )?;
         let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
         let mut timed = tx.prepare_cached(TIMING_INSERT_SQL)?;
-        let mut digested = tx.prepare_cached(DIGEST_INSERT_SQL)?;
+        let mut journal =
+            tx.prepare_cached("INSERT OR REPLACE INTO journal (idx, result) VALUES (?1, ?2)")?;
         let mut forget_end = tx.prepare_cached("DELETE FROM ends WHERE idx = ?1")?;
         let mut resumed = tx.prepare_cached(
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
@@ -154,13 +204,13 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                         Event::Done {
                             index,
                             timing,
-                            digest,
+                            result,
                             ..
                         } => {
                             forget.execute([*index as i64])?;
                             let (its, secs) = timing.to_blobs();
                             timed.execute(params![*index as i64, its, secs])?;
-                            digested.execute(params![*index as i64, digest.as_slice()])?;
+                            journal.execute(params![*index as i64, result])?;
                         }
                         Event::Started {
                             index,

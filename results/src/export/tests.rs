@@ -33,7 +33,8 @@ fn run_dir(cells: usize, missing_chain: bool, stored: bool) -> (tempfile::TempDi
     }))
     .unwrap();
     rd.write_manifest(&m).unwrap();
-    for j in &m.jobs {
+    let mut stored_chains = Vec::new();
+    for (i, j) in m.jobs.iter().enumerate() {
         if !stored || (missing_chain && j.cell == 0 && j.chain == 1) {
             continue;
         }
@@ -50,8 +51,9 @@ fn run_dir(cells: usize, missing_chain: bool, stored: bool) -> (tempfile::TempDi
             summary: Vec::new(),
             elapsed_seconds: vec![0.0; 100],
         };
-        rd.write_chain(&j.job_id, &out).unwrap();
+        stored_chains.push((i, j.job_id.clone(), out));
     }
+    rd.store_chains(m.jobs.len(), stored_chains).unwrap();
     (dir, m)
 }
 

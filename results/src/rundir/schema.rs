@@ -10,9 +10,13 @@
 //! - `resumes`: every resumption of a chain from a checkpoint.
 //! - `timing`: a done chain's wall-clock timing (little-endian u64 iterations and f64 seconds),
 //!   written in the transaction that marks its row done ([`TIMING_INSERT_SQL`]).
-//! - `digests`: a done chain's files' digest (`rundir::RunDir::chain_digest`), written in the
-//!   same transaction ([`DIGEST_INSERT_SQL`]); a resume adopts stored files only if they still
-//!   have it. Older run directories have no rows: their files are checked by frame only.
+//! - `journal`: a done chain's result (protobuf `ChainResult` bytes) until its shard is sealed
+//!   (`rundir::shards`), written in the transaction that marks its row done; sealing writes the
+//!   shard's files, then deletes the shard's rows here and records its digest in `shards`.
+//! - `shards`: a sealed shard's files' digest (`rundir::RunDir::shard_digest`); a resume adopts
+//!   a shard only if its files still have it, and runs a damaged shard's chains again.
+//! - `digests`: in run directories written before shards, a done chain's own files' digest
+//!   (`rundir::RunDir::chain_digest`), checked the same way.
 //! - Checkpoint blobs are sealed (`rundir::digest::seal`): a damaged one is never adopted.
 
 /// The file name under the run directory.
@@ -52,6 +56,14 @@ CREATE TABLE IF NOT EXISTS resumes (
     checkpoint_saved REAL,
     started REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS journal (
+    idx INTEGER PRIMARY KEY,
+    result BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS shards (
+    shard INTEGER PRIMARY KEY,
+    xxh3_128 BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS digests (
     job_id TEXT PRIMARY KEY,
     xxh3_128 BLOB NOT NULL
@@ -66,8 +78,3 @@ CREATE TABLE IF NOT EXISTS timing (
 /// transaction that marks the row done.
 pub const TIMING_INSERT_SQL: &str = "INSERT OR REPLACE INTO timing (job_id, iterations, \
      elapsed_seconds) SELECT job_id, ?2, ?3 FROM jobs WHERE idx = ?1";
-
-/// Store (or replace) the files' digest of the job in row `idx` of table `jobs`; call it in the
-/// transaction that marks the row done.
-pub const DIGEST_INSERT_SQL: &str = "INSERT OR REPLACE INTO digests (job_id, xxh3_128) \
-     SELECT job_id, ?2 FROM jobs WHERE idx = ?1";

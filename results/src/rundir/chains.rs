@@ -1,0 +1,286 @@
+//! Reading a run directory's chains, wherever they are stored: in a sealed shard
+//! ([`super::shards`]), or, in run directories written before shards, as a chain's own files
+//! (`chains/<job>.trace.parquet`, `<job>.sample_stats.parquet`, and before the trace's footer
+//! held it `<job>.summary.parquet`).
+//!
+//! Which chains are stored is listed once (one listing of `chains/` and each shard's footer)
+//! and kept while `chains/` is unchanged (its modification time; writes through this
+//! [`RunDir`] or a clone of it drop it at once); the last few shards read are kept whole, since
+//! readers go through a run's chains in plan order.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::PathBuf;
+use std::sync::{Arc, MutexGuard};
+
+use causeway_papers::Matrix;
+use polars::prelude::*;
+
+use super::shards::{Shard, shard_job_ids};
+use super::{
+    RunDir, SUMMARY_KEY, StoreError, footer_value, io_err, parquet_frame_defect, read_matrices,
+    read_parquet, summary_from_json,
+};
+
+/// Shards kept decoded.
+const SHARDS_KEPT: usize = 4;
+
+/// A chain's trace file in run directories written before shards is `chains/<job>` followed by
+/// this.
+const TRACE_SUFFIX: &str = ".trace.parquet";
+
+/// Which chains are stored, and the shards read last.
+#[derive(Default)]
+pub(super) struct Cache {
+    index: Option<Arc<Index>>,
+    /// The modification time of `chains/` when the index was made: a file created, renamed
+    /// into place or removed there (by another `RunDir` or process) changes it.
+    listed: Option<std::time::SystemTime>,
+    shards: Vec<(usize, Arc<Shard>)>,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("chains::Cache")
+    }
+}
+
+#[derive(Default)]
+struct Index {
+    /// Job id → its shard.
+    sealed: HashMap<String, usize>,
+    /// Jobs stored as their own files (older run directories).
+    own_files: HashSet<String>,
+}
+
+/// Where a chain is stored.
+enum Place {
+    Shard(usize),
+    OwnFiles,
+    Nowhere,
+}
+
+impl RunDir {
+    fn cache(&self) -> MutexGuard<'_, Cache> {
+        self.chains.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Drop what is known of the stored chains: they changed.
+    pub(super) fn forget(&self) {
+        let mut c = self.cache();
+        c.index = None;
+        c.shards.clear();
+    }
+
+    fn index(&self) -> Arc<Index> {
+        let listed = fs::metadata(self.root.join("chains"))
+            .and_then(|m| m.modified())
+            .ok();
+        {
+            let mut c = self.cache();
+            match &c.index {
+                Some(ix) if c.listed == listed && listed.is_some() => return ix.clone(),
+                _ => {
+                    c.index = None;
+                    c.shards.clear();
+                }
+            }
+        }
+        let mut ix = Index::default();
+        if let Ok(entries) = fs::read_dir(self.root.join("chains")) {
+            for e in entries.flatten() {
+                let Ok(name) = e.file_name().into_string() else {
+                    continue;
+                };
+                if let Some(id) = name.strip_suffix(TRACE_SUFFIX)
+                    && !id.starts_with("shard-")
+                {
+                    ix.own_files.insert(id.to_string());
+                }
+            }
+        }
+        for shard in self.shards() {
+            // A shard whose footer cannot be read stores nothing (a resume runs its chains).
+            if let Ok(ids) = shard_job_ids(&self.shard_trace_path(shard)) {
+                ix.sealed.extend(ids.into_iter().map(|id| (id, shard)));
+            }
+        }
+        let ix = Arc::new(ix);
+        let mut c = self.cache();
+        c.index = Some(ix.clone());
+        c.listed = listed;
+        ix
+    }
+
+    fn place(&self, id: &str) -> Place {
+        let ix = self.index();
+        match ix.sealed.get(id) {
+            Some(&s) => Place::Shard(s),
+            None if ix.own_files.contains(id) => Place::OwnFiles,
+            None => Place::Nowhere,
+        }
+    }
+
+    fn shard(&self, shard: usize) -> Result<Arc<Shard>, StoreError> {
+        let mut c = self.cache();
+        if let Some(k) = c.shards.iter().position(|(s, _)| *s == shard) {
+            let hit = c.shards.remove(k);
+            let out = hit.1.clone();
+            c.shards.push(hit);
+            return Ok(out);
+        }
+        let read = Arc::new(Shard::read(self, shard)?);
+        if c.shards.len() >= SHARDS_KEPT {
+            c.shards.remove(0);
+        }
+        c.shards.push((shard, read.clone()));
+        Ok(read)
+    }
+
+    /// The jobs whose chains are stored (in a shard, or as their own files in an older run
+    /// directory): those [`RunDir::chain_done`] says are stored.
+    pub fn stored_traces(&self) -> HashSet<String> {
+        let ix = self.index();
+        ix.sealed
+            .keys()
+            .chain(ix.own_files.iter())
+            .cloned()
+            .collect()
+    }
+
+    /// Whether a job's chain is stored, whole: a shard is written whole and renamed into place;
+    /// an older directory's chain had its trace written last.
+    pub fn chain_done(&self, job_id: &str) -> bool {
+        !matches!(self.place(job_id), Place::Nowhere)
+    }
+
+    /// Whether job `job_id` is stored as its own files (an older run directory), not in a shard.
+    pub fn in_own_files(&self, job_id: &str) -> bool {
+        matches!(self.place(job_id), Place::OwnFiles)
+    }
+
+    /// The file that holds job `job_id`'s trace: its shard's, or its own in an older run
+    /// directory (where it would be, if it is not stored).
+    pub fn trace_path(&self, job_id: &str) -> PathBuf {
+        match self.place(job_id) {
+            Place::Shard(s) => self.shard_trace_path(s),
+            _ => self.own_file(job_id, TRACE_SUFFIX),
+        }
+    }
+
+    /// The file that holds job `job_id`'s sampler statistics (see [`RunDir::trace_path`]).
+    pub fn sample_stats_path(&self, job_id: &str) -> PathBuf {
+        match self.place(job_id) {
+            Place::Shard(s) => self.shard_stats_path(s),
+            _ => self.own_file(job_id, ".sample_stats.parquet"),
+        }
+    }
+
+    /// `chains/<job><suffix>`: a chain's own file in an older run directory.
+    fn own_file(&self, job_id: &str, suffix: &str) -> PathBuf {
+        self.root.join("chains").join(format!("{job_id}{suffix}"))
+    }
+
+    /// Delete job `job_id`'s own files, if an older run directory has them (its chain is now in
+    /// a shard).
+    pub(super) fn remove_chain_files(&self, job_id: &str) -> Result<(), StoreError> {
+        for suffix in [TRACE_SUFFIX, ".sample_stats.parquet", ".summary.parquet"] {
+            let path = self.own_file(job_id, suffix);
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&path)(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Why a stored chain cannot be read, if it cannot: not stored, or a file of it that is not
+    /// a complete Parquet file ([`parquet_frame_defect`]: `PAR1` at both ends and a footer
+    /// length that fits). Cheap enough to run on every chain of a resumed run.
+    pub fn chain_defect(&self, job_id: &str) -> Option<String> {
+        let files = match self.place(job_id) {
+            Place::Nowhere => return Some(format!("{job_id} is not stored")),
+            Place::Shard(s) => vec![self.shard_trace_path(s), self.shard_stats_path(s)],
+            Place::OwnFiles => vec![
+                self.own_file(job_id, TRACE_SUFFIX),
+                self.own_file(job_id, ".sample_stats.parquet"),
+                self.own_file(job_id, ".summary.parquet"),
+            ],
+        };
+        files
+            .iter()
+            .enumerate()
+            .filter(|(k, p)| *k == 0 || p.exists())
+            .find_map(|(_, p)| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
+    }
+
+    /// The digest of a chain's own files (an older run directory): its trace's bytes, then its
+    /// statistics' (empty if it has none), as the job table recorded them.
+    ///
+    /// # Errors
+    /// A file that exists and cannot be read; a missing trace.
+    pub fn chain_digest(&self, job_id: &str) -> Result<super::digest::Digest, StoreError> {
+        let path = self.own_file(job_id, TRACE_SUFFIX);
+        let trace = fs::read(&path).map_err(io_err(&path))?;
+        let path = self.own_file(job_id, ".sample_stats.parquet");
+        let stats = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        Ok(super::digest::digest_parts(&[&trace, &stats]))
+    }
+
+    /// A chain's sampler statistics, if its sampler records any (`None` otherwise): `iteration`
+    /// and one f64 column per statistic.
+    ///
+    /// # Errors
+    /// The chain is not stored, or its files cannot be read.
+    pub fn read_sample_stats(&self, job_id: &str) -> Result<Option<DataFrame>, StoreError> {
+        if let Place::Shard(s) = self.place(job_id) {
+            return self.shard(s)?.stats(job_id);
+        }
+        let path = self.own_file(job_id, ".sample_stats.parquet");
+        if path.exists() {
+            read_parquet(&path).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A chain's trace: `iteration` and one f64 column per traced scalar, one row per recorded
+    /// iteration.
+    ///
+    /// # Errors
+    /// The chain is not stored, or its files cannot be read.
+    pub fn read_trace(&self, job_id: &str) -> Result<DataFrame, StoreError> {
+        match self.place(job_id) {
+            Place::Shard(s) => self.shard(s)?.trace(job_id),
+            _ => read_parquet(&self.own_file(job_id, TRACE_SUFFIX)),
+        }
+    }
+
+    /// A chain's summary matrices: from its shard, or in an older run directory from its
+    /// trace's footer or, older still, its own summary file.
+    ///
+    /// # Errors
+    /// The chain is not stored, no place holds a summary, or it does not parse.
+    pub fn read_summary(&self, job_id: &str) -> Result<Vec<Matrix>, StoreError> {
+        if let Place::Shard(s) = self.place(job_id) {
+            return self.shard(s)?.summary(job_id);
+        }
+        let trace = self.own_file(job_id, TRACE_SUFFIX);
+        if let Some(text) = footer_value(&trace, SUMMARY_KEY)? {
+            return summary_from_json(&trace, &text);
+        }
+        let legacy = self.own_file(job_id, ".summary.parquet");
+        if legacy.exists() {
+            return read_matrices(&legacy);
+        }
+        Err(StoreError::Format {
+            path: trace,
+            message: format!("no summary: no {SUMMARY_KEY} in the footer and no summary file"),
+        })
+    }
+}

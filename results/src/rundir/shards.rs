@@ -1,0 +1,518 @@
+//! The chains of a run directory in a bounded number of files: shards of consecutive plan jobs.
+//!
+//! A run with `n` jobs stores its chains in at most [`MAX_SHARDS`] shards; shard `s` holds the
+//! jobs `s·m .. (s+1)·m` of the plan, `m = ⌈n / MAX_SHARDS⌉` ([`jobs_per_shard`]). A shard is
+//! at most two Parquet files in `chains/`:
+//!
+//! - `shard-<s>.trace.parquet`: `job_id`, `iteration`, then one f64 column per traced scalar of
+//!   any of its chains (null where a chain has no such column); a chain's rows are consecutive,
+//!   the chains in plan order. The footer (key [`CHAINS_KEY`], JSON) lists each chain: its plan
+//!   index, job id, row count, its own trace and statistics columns, and its summary matrices
+//!   (the text of [`super::summary_to_json`]).
+//! - `shard-<s>.sample_stats.parquet`: the same for the samplers' statistics, if any chain has
+//!   them.
+//!
+//! Why Parquet row groups of many chains, and not one file per chain or a database: a file per
+//! chain made the CEP paper grid 190,462 files and most of a near-empty chain's cost (inode
+//! work); one SQLite or DuckDB table is not byte-identical across runs (its pages depend on the
+//! insertion order) and is not what pandas, polars, pyarrow and ArviZ read. A shard is written
+//! whole, from its chains sorted by plan index ("sealed"), so its bytes depend only on which
+//! chains are stored, never on the worker count, the order they finished in or retries. Until
+//! then a chain's result waits in the job table's journal (the coordinator's `store`), committed
+//! in the transaction that marks it done; see [`RunDir::seal_shard`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use causeway_papers::{ChainOutput, Matrix};
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::digest::{Digest, digest_parts};
+use super::{
+    RunDir, StoreError, io_err, parquet_bytes, parquet_frame_defect, pl_err, read_parquet,
+    summary_from_json, summary_to_json, write_atomic,
+};
+
+/// The most shards a run directory's chains are stored in (two files each at most).
+pub const MAX_SHARDS: usize = 256;
+
+/// The footer key of a shard's trace file that lists its chains (JSON, see the module doc).
+pub const CHAINS_KEY: &str = "causeway.chains";
+
+const PREFIX: &str = "shard-";
+const TRACE: &str = ".trace.parquet";
+const STATS: &str = ".sample_stats.parquet";
+
+/// Plan jobs per shard for a plan of `n_jobs` jobs: `⌈n_jobs / MAX_SHARDS⌉`, at least 1.
+pub fn jobs_per_shard(n_jobs: usize) -> usize {
+    n_jobs.div_ceil(MAX_SHARDS).max(1)
+}
+
+/// The shard that holds plan job `index` of a plan of `n_jobs` jobs.
+pub fn shard_of(index: usize, n_jobs: usize) -> usize {
+    index / jobs_per_shard(n_jobs)
+}
+
+/// The plan jobs of shard `shard` of a plan of `n_jobs` jobs.
+pub fn shard_jobs(shard: usize, n_jobs: usize) -> Range<usize> {
+    let m = jobs_per_shard(n_jobs);
+    (shard * m).min(n_jobs)..((shard + 1) * m).min(n_jobs)
+}
+
+/// The shard number of a file name of `chains/` (`shard-00017.trace.parquet` → 17).
+fn shard_number(name: &str) -> Option<usize> {
+    name.strip_prefix(PREFIX)?.strip_suffix(TRACE)?.parse().ok()
+}
+
+/// One chain as a shard stores it: its plan index and job id, its rows (row-major, as
+/// [`ChainOutput`]) and its summary as [`summary_to_json`]'s text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SealedChain {
+    pub index: usize,
+    pub job_id: String,
+    pub iterations: Vec<u64>,
+    pub trace_names: Vec<String>,
+    pub trace: Vec<f64>,
+    pub stat_names: Vec<String>,
+    pub stats: Vec<f64>,
+    pub summary: String,
+}
+
+impl SealedChain {
+    /// A chain's deterministic output (its timing is not stored here), its sizes checked.
+    ///
+    /// # Errors
+    /// The trace or statistics hold a number of values other than rows × columns, or the
+    /// timing another number of rows.
+    pub fn new(index: usize, job_id: &str, out: ChainOutput) -> Result<Self, String> {
+        let n = out.iterations.len();
+        for (what, names, values) in [
+            ("trace", &out.trace_names, &out.trace),
+            ("statistics", &out.stat_names, &out.stats),
+        ] {
+            if values.len() != n * names.len() {
+                return Err(format!(
+                    "{job_id}: {} {what} values for {n} rows × {} columns",
+                    values.len(),
+                    names.len()
+                ));
+            }
+        }
+        if out.elapsed_seconds.len() != n {
+            return Err(format!(
+                "{job_id}: {} timings for {n} iterations",
+                out.elapsed_seconds.len()
+            ));
+        }
+        Ok(SealedChain {
+            index,
+            job_id: job_id.to_string(),
+            summary: summary_to_json(&out.summary),
+            iterations: out.iterations,
+            trace_names: out.trace_names,
+            trace: out.trace,
+            stat_names: out.stat_names,
+            stats: out.stats,
+        })
+    }
+}
+
+/// A chain's entry in its shard's footer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ChainMeta {
+    index: usize,
+    job_id: String,
+    rows: usize,
+    trace_names: Vec<String>,
+    stat_names: Vec<String>,
+    summary: String,
+}
+
+/// A shard read whole: its chains' entries and where their rows start.
+pub(super) struct Shard {
+    path: PathBuf,
+    chains: Vec<ChainMeta>,
+    offsets: Vec<usize>,
+    by_id: HashMap<String, usize>,
+    trace: DataFrame,
+    stats: Option<DataFrame>,
+}
+
+/// The job ids a shard's trace file lists in its footer.
+pub(super) fn shard_job_ids(path: &Path) -> Result<Vec<String>, StoreError> {
+    Ok(read_chains(path)?.into_iter().map(|c| c.job_id).collect())
+}
+
+fn read_chains(path: &Path) -> Result<Vec<ChainMeta>, StoreError> {
+    let text = super::footer_value(path, CHAINS_KEY)?.ok_or_else(|| StoreError::Format {
+        path: path.to_path_buf(),
+        message: format!("no {CHAINS_KEY} in the footer"),
+    })?;
+    serde_json::from_str(&text).map_err(|e| StoreError::Format {
+        path: path.to_path_buf(),
+        message: format!("{CHAINS_KEY}: {e}"),
+    })
+}
+
+impl Shard {
+    pub(super) fn read(rd: &RunDir, shard: usize) -> Result<Shard, StoreError> {
+        let path = rd.shard_path(shard, TRACE);
+        let chains = read_chains(&path)?;
+        let trace = read_parquet(&path)?;
+        let stats_path = rd.shard_path(shard, STATS);
+        let stats = if chains.iter().any(|c| !c.stat_names.is_empty()) {
+            Some(read_parquet(&stats_path)?)
+        } else {
+            None
+        };
+        let mut offsets = Vec::with_capacity(chains.len());
+        let mut at = 0;
+        for c in &chains {
+            offsets.push(at);
+            at += c.rows;
+        }
+        let short = |df: &DataFrame| df.height() != at;
+        if short(&trace) || stats.as_ref().is_some_and(short) {
+            return Err(StoreError::Format {
+                path,
+                message: format!("its chains list {at} rows, its files hold others"),
+            });
+        }
+        let by_id = chains
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (c.job_id.clone(), k))
+            .collect();
+        Ok(Shard {
+            path,
+            chains,
+            offsets,
+            by_id,
+            trace,
+            stats,
+        })
+    }
+
+    fn chain(&self, id: &str) -> Result<usize, StoreError> {
+        self.by_id
+            .get(id)
+            .copied()
+            .ok_or_else(|| StoreError::Format {
+                path: self.path.clone(),
+                message: format!("holds no chain {id}"),
+            })
+    }
+
+    /// `iteration` and the chain's own columns of `df`, over its rows.
+    fn rows(&self, df: &DataFrame, k: usize, names: &[String]) -> Result<DataFrame, StoreError> {
+        let c = &self.chains[k];
+        let cols = std::iter::once("iteration").chain(names.iter().map(String::as_str));
+        df.slice(self.offsets[k] as i64, c.rows)
+            .select(cols)
+            .map_err(pl_err(&self.path))
+    }
+
+    /// Job `id`'s trace: `iteration` and its traced scalars.
+    pub(super) fn trace(&self, id: &str) -> Result<DataFrame, StoreError> {
+        let k = self.chain(id)?;
+        self.rows(&self.trace, k, &self.chains[k].trace_names)
+    }
+
+    /// Job `id`'s sampler statistics (`None`: its sampler records none).
+    pub(super) fn stats(&self, id: &str) -> Result<Option<DataFrame>, StoreError> {
+        let k = self.chain(id)?;
+        match &self.stats {
+            Some(df) if !self.chains[k].stat_names.is_empty() => {
+                self.rows(df, k, &self.chains[k].stat_names).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Job `id`'s summary matrices.
+    pub(super) fn summary(&self, id: &str) -> Result<Vec<Matrix>, StoreError> {
+        let k = self.chain(id)?;
+        summary_from_json(&self.path, &self.chains[k].summary)
+    }
+
+    /// Every chain back, to merge with newer results.
+    fn sealed(&self) -> Result<Vec<SealedChain>, StoreError> {
+        let pe = pl_err(&self.path);
+        let iterations: Vec<u64> = self
+            .trace
+            .column("iteration")
+            .and_then(|c| c.u64())
+            .map_err(pe)?
+            .into_no_null_iter()
+            .collect();
+        let mut out = Vec::with_capacity(self.chains.len());
+        for (k, c) in self.chains.iter().enumerate() {
+            let at = self.offsets[k];
+            let values = |df: Option<&DataFrame>, names: &[String]| {
+                row_major(df, names, at, c.rows).map_err(pl_err(&self.path))
+            };
+            out.push(SealedChain {
+                index: c.index,
+                job_id: c.job_id.clone(),
+                iterations: iterations[at..at + c.rows].to_vec(),
+                trace: values(Some(&self.trace), &c.trace_names)?,
+                stats: values(self.stats.as_ref(), &c.stat_names)?,
+                trace_names: c.trace_names.clone(),
+                stat_names: c.stat_names.clone(),
+                summary: c.summary.clone(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Rows `at .. at + n` of `names`' columns of `df`, row-major (a null reads as NaN).
+fn row_major(
+    df: Option<&DataFrame>,
+    names: &[String],
+    at: usize,
+    n: usize,
+) -> PolarsResult<Vec<f64>> {
+    let Some(df) = df.filter(|_| !names.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let cols = names
+        .iter()
+        .map(|name| {
+            let c = df.column(name)?.f64()?;
+            Ok((at..at + n)
+                .map(|r| c.get(r).unwrap_or(f64::NAN))
+                .collect::<Vec<_>>())
+        })
+        .collect::<PolarsResult<Vec<_>>>()?;
+    Ok((0..n)
+        .flat_map(|r| cols.iter().map(move |c| c[r]))
+        .collect())
+}
+
+/// `job_id`, `iteration` and the union of the chains' columns (in the order they first
+/// appear), each chain's rows in turn, null where a chain lacks a column.
+fn frame(
+    path: &Path,
+    chains: &[SealedChain],
+    names: impl Fn(&SealedChain) -> &[String],
+    values: impl Fn(&SealedChain) -> &[f64],
+) -> Result<DataFrame, StoreError> {
+    let mut union: Vec<&str> = Vec::new();
+    for c in chains {
+        for n in names(c) {
+            if !union.contains(&n.as_str()) {
+                union.push(n);
+            }
+        }
+    }
+    let rows: usize = chains.iter().map(|c| c.iterations.len()).sum();
+    let mut job_id: Vec<&str> = Vec::with_capacity(rows);
+    let mut iteration: Vec<u64> = Vec::with_capacity(rows);
+    let mut cols: Vec<Vec<Option<f64>>> = vec![Vec::with_capacity(rows); union.len()];
+    for c in chains {
+        let n = c.iterations.len();
+        job_id.extend(std::iter::repeat_n(c.job_id.as_str(), n));
+        iteration.extend(&c.iterations);
+        let own = names(c);
+        let v = values(c);
+        for (u, col) in union.iter().zip(cols.iter_mut()) {
+            match own.iter().position(|x| x == u) {
+                Some(j) => col.extend((0..n).map(|r| Some(v[r * own.len() + j]))),
+                None => col.extend(std::iter::repeat_n(None, n)),
+            }
+        }
+    }
+    let mut columns: Vec<Column> = vec![
+        Series::new("job_id".into(), job_id).into(),
+        Series::new("iteration".into(), iteration).into(),
+    ];
+    for (u, col) in union.iter().zip(cols) {
+        columns.push(Series::new((*u).into(), col).into());
+    }
+    DataFrame::new(rows, columns).map_err(pl_err(path))
+}
+
+impl RunDir {
+    /// `chains/shard-<shard>` followed by `suffix`.
+    fn shard_path(&self, shard: usize, suffix: &str) -> PathBuf {
+        self.root
+            .join("chains")
+            .join(format!("{PREFIX}{shard:05}{suffix}"))
+    }
+
+    /// Shard `shard`'s trace file (its footer lists its chains).
+    pub fn shard_trace_path(&self, shard: usize) -> PathBuf {
+        self.shard_path(shard, TRACE)
+    }
+
+    /// Shard `shard`'s sampler-statistics file (present if any of its chains has statistics).
+    pub fn shard_stats_path(&self, shard: usize) -> PathBuf {
+        self.shard_path(shard, STATS)
+    }
+
+    /// The shards in `chains/`, by their trace files, in order.
+    pub fn shards(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = fs::read_dir(self.root.join("chains"))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| shard_number(e.file_name().to_str()?))
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort_unstable();
+        out
+    }
+
+    /// Write shard `shard` with `chains` (newer results: they replace the shard's stored chains
+    /// of the same plan index, the others are kept), in plan order, each file renamed into
+    /// place whole, the statistics first. Removes older run directories' per-chain files of
+    /// these chains. Returns the digest of the files' bytes (trace, then statistics), for the
+    /// job table. A stored shard that cannot be read is replaced by `chains` alone (its other
+    /// chains are then not stored, and a resume runs them again).
+    ///
+    /// # Errors
+    /// A file that cannot be written (see [`StoreError::is_storage_full`]); a chain whose sizes
+    /// disagree.
+    pub fn seal_shard(&self, shard: usize, chains: Vec<SealedChain>) -> Result<Digest, StoreError> {
+        let path = self.shard_path(shard, TRACE);
+        let mut all: BTreeMap<usize, SealedChain> = BTreeMap::new();
+        if path.exists()
+            && let Ok(stored) = Shard::read(self, shard).and_then(|s| s.sealed())
+        {
+            all.extend(stored.into_iter().map(|c| (c.index, c)));
+        }
+        let fresh: Vec<String> = chains.iter().map(|c| c.job_id.clone()).collect();
+        all.extend(chains.into_iter().map(|c| (c.index, c)));
+        let chains: Vec<SealedChain> = all.into_values().collect();
+        let bad = |message: String| StoreError::Format {
+            path: path.clone(),
+            message,
+        };
+        for c in &chains {
+            let n = c.iterations.len();
+            if c.trace.len() != n * c.trace_names.len() || c.stats.len() != n * c.stat_names.len() {
+                return Err(bad(format!("{}: sizes disagree", c.job_id)));
+            }
+        }
+        let meta: Vec<ChainMeta> = chains
+            .iter()
+            .map(|c| ChainMeta {
+                index: c.index,
+                job_id: c.job_id.clone(),
+                rows: c.iterations.len(),
+                trace_names: c.trace_names.clone(),
+                stat_names: c.stat_names.clone(),
+                summary: c.summary.clone(),
+            })
+            .collect();
+        let meta = serde_json::to_string(&meta).map_err(|e| bad(e.to_string()))?;
+        let stats_path = self.shard_path(shard, STATS);
+        let mut stats = Vec::new();
+        if chains.iter().any(|c| !c.stat_names.is_empty()) {
+            let mut df = frame(&stats_path, &chains, |c| &c.stat_names, |c| &c.stats)?;
+            stats = parquet_bytes(&stats_path, &mut df, Vec::new())?;
+            write_atomic(&stats_path, &stats)?;
+        } else if stats_path.exists() {
+            fs::remove_file(&stats_path).map_err(io_err(&stats_path))?;
+        }
+        let mut df = frame(&path, &chains, |c| &c.trace_names, |c| &c.trace)?;
+        let trace = parquet_bytes(&path, &mut df, vec![(CHAINS_KEY.to_string(), meta)])?;
+        write_atomic(&path, &trace)?;
+        self.forget();
+        for id in &fresh {
+            self.remove_chain_files(id)?;
+        }
+        Ok(digest_parts(&[&trace, &stats]))
+    }
+
+    /// Store chains without a coordinator (tools, tests): `(plan index, job id, output)` of a
+    /// plan of `n_jobs` jobs, each shard sealed once with the chains given for it.
+    ///
+    /// # Errors
+    /// As [`RunDir::seal_shard`]; a chain whose sizes disagree ([`SealedChain::new`]).
+    pub fn store_chains(
+        &self,
+        n_jobs: usize,
+        chains: Vec<(usize, String, ChainOutput)>,
+    ) -> Result<(), StoreError> {
+        let mut by_shard: BTreeMap<usize, Vec<SealedChain>> = BTreeMap::new();
+        for (i, id, out) in chains {
+            let c = SealedChain::new(i, &id, out).map_err(|message| StoreError::Format {
+                path: self.root.join("chains"),
+                message,
+            })?;
+            by_shard.entry(shard_of(i, n_jobs)).or_default().push(c);
+        }
+        for (s, cs) in by_shard {
+            self.seal_shard(s, cs)?;
+        }
+        Ok(())
+    }
+
+    /// The digest of shard `shard`'s files as [`RunDir::seal_shard`] computed it.
+    ///
+    /// # Errors
+    /// A file that exists and cannot be read; a missing trace.
+    pub fn shard_digest(&self, shard: usize) -> Result<Digest, StoreError> {
+        let path = self.shard_path(shard, TRACE);
+        let trace = fs::read(&path).map_err(io_err(&path))?;
+        let path = self.shard_path(shard, STATS);
+        let stats = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        Ok(digest_parts(&[&trace, &stats]))
+    }
+
+    /// Why shard `shard` cannot be used, if it cannot: a file that is not a complete Parquet
+    /// file ([`parquet_frame_defect`]), or bytes whose digest is not `digest` (the one the job
+    /// table recorded when it was sealed; `None`: no record, as after a damaged job table was
+    /// moved aside: the frame alone is checked).
+    pub fn shard_defect(&self, shard: usize, digest: Option<&Digest>) -> Option<String> {
+        let mut files = vec![self.shard_path(shard, TRACE)];
+        let stats = self.shard_path(shard, STATS);
+        if stats.exists() {
+            files.push(stats);
+        }
+        if let Some(why) = files
+            .iter()
+            .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
+        {
+            return Some(why);
+        }
+        // No record: the frame alone.
+        let want = digest?;
+        match self.shard_digest(shard) {
+            Err(e) => Some(e.to_string()),
+            Ok(got) => (got != *want).then(|| {
+                "its files' checksum differs from the one stored when they were written".into()
+            }),
+        }
+    }
+
+    /// Delete shard `shard`'s files (its chains are then not stored).
+    ///
+    /// # Errors
+    /// A file that exists and cannot be removed.
+    pub fn remove_shard(&self, shard: usize) -> Result<(), StoreError> {
+        for suffix in [STATS, TRACE] {
+            let path = self.shard_path(shard, suffix);
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&path)(e)),
+            }
+        }
+        self.forget();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

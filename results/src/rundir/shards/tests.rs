@@ -1,0 +1,256 @@
+use std::collections::HashSet;
+
+use super::*;
+use crate::rundir::{SUMMARY_KEY, write_matrices, write_parquet_with};
+
+fn names(df: &DataFrame) -> Vec<String> {
+    df.get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect()
+}
+
+fn column(df: &DataFrame, name: &str) -> Vec<f64> {
+    df.column(name)
+        .expect("column")
+        .f64()
+        .expect("f64")
+        .into_no_null_iter()
+        .collect()
+}
+
+/// Chain `i`'s output: `rows` rows, a trace column set that depends on `i` (so that a shard
+/// holds chains with different columns), statistics for even `i` only, a NaN draw.
+fn output(i: usize, rows: usize) -> ChainOutput {
+    let trace_names: Vec<String> = if i.is_multiple_of(3) {
+        vec!["k_plus".into(), "alpha".into()]
+    } else {
+        vec!["alpha".into()]
+    };
+    let stat_names: Vec<String> = if i.is_multiple_of(2) {
+        vec!["accept".into()]
+    } else {
+        Vec::new()
+    };
+    let k = trace_names.len();
+    let mut trace: Vec<f64> = (0..rows * k).map(|v| (i * 1000 + v) as f64 / 7.0).collect();
+    if let Some(v) = trace.get_mut(1) {
+        *v = f64::NAN;
+    }
+    ChainOutput {
+        iterations: (1..=rows as u64).collect(),
+        trace,
+        stats: (0..rows * stat_names.len()).map(|v| v as f64).collect(),
+        trace_names,
+        stat_names,
+        summary: vec![Matrix::scalar("log_marginal_likelihood", -(i as f64))],
+        elapsed_seconds: vec![0.5; rows],
+    }
+}
+
+fn chains(ids: impl IntoIterator<Item = usize>, rows: usize) -> Vec<(usize, String, ChainOutput)> {
+    ids.into_iter()
+        .map(|i| (i, format!("job{i}"), output(i, rows)))
+        .collect()
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<_> = fs::read_dir(dir.join("chains"))
+        .expect("chains")
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Each chain reads back as it was given: its own columns only, in its order, its statistics
+/// apart from its draws (none for a sampler without), its summary, its NaN.
+#[test]
+fn shards_read_each_chain_back_as_it_was_stored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let n_jobs = 600;
+    rd.store_chains(n_jobs, chains(0..n_jobs, 3))
+        .expect("store");
+    for i in [0, 1, 2, 3, 599] {
+        let id = format!("job{i}");
+        let out = output(i, 3);
+        assert!(rd.chain_done(&id));
+        assert!(!rd.in_own_files(&id));
+        let trace = rd.read_trace(&id).expect("trace");
+        let mut want = vec!["iteration".to_string()];
+        want.extend(out.trace_names.iter().cloned());
+        assert_eq!(names(&trace), want, "{id}");
+        let k = out.trace_names.len();
+        for (j, name) in out.trace_names.iter().enumerate() {
+            let got = column(&trace, name);
+            let expected: Vec<f64> = (0..3).map(|r| out.trace[r * k + j]).collect();
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{id} {name}"
+            );
+        }
+        let stats = rd.read_sample_stats(&id).expect("stats");
+        match i % 2 {
+            0 => {
+                let stats = stats.expect("statistics stored");
+                assert_eq!(names(&stats), vec!["iteration", "accept"]);
+                assert_eq!(column(&stats, "accept"), vec![0.0, 1.0, 2.0]);
+            }
+            _ => assert!(stats.is_none(), "{id}: a sampler without statistics"),
+        }
+        assert_eq!(rd.read_summary(&id).expect("summary"), out.summary);
+        assert!(rd.chain_defect(&id).is_none());
+    }
+    assert!(!rd.chain_done("job600"));
+    assert_eq!(rd.stored_traces().len(), n_jobs);
+    // Sizes that disagree are refused, not written.
+    let mut bad = output(0, 3);
+    bad.stats.pop();
+    assert!(
+        rd.store_chains(n_jobs, vec![(0, "job0".into(), bad)])
+            .is_err()
+    );
+}
+
+/// However the chains finished (one batch, or many in another order, merged into shards sealed
+/// before) and however often a shard is sealed again, the files are the same bytes; a chain
+/// stored again (a convergence-driven run extends it) replaces the one before.
+#[test]
+fn a_shards_bytes_depend_only_on_which_chains_it_holds() {
+    let n_jobs = 1000;
+    let whole = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(whole.path()).expect("run dir");
+    rd.store_chains(n_jobs, chains(0..n_jobs, 2))
+        .expect("store");
+    let pieces = tempfile::tempdir().expect("tempdir");
+    let rd2 = RunDir::create(pieces.path()).expect("run dir");
+    let mut order: Vec<usize> = (0..n_jobs).rev().collect();
+    order.rotate_left(333);
+    for batch in order.chunks(97) {
+        rd2.store_chains(n_jobs, chains(batch.iter().copied(), 2))
+            .expect("store");
+    }
+    rd2.store_chains(n_jobs, chains([5, 6], 2)).expect("again");
+    let a = files(whole.path());
+    let shards = n_jobs.div_ceil(jobs_per_shard(n_jobs));
+    assert!(shards <= MAX_SHARDS);
+    assert_eq!(a.len(), 2 * shards, "trace and statistics per shard");
+    assert!(a == files(pieces.path()), "the same files, byte for byte");
+
+    rd2.store_chains(n_jobs, chains([5], 4)).expect("extended");
+    assert_eq!(rd2.read_trace("job5").expect("trace").height(), 4);
+    assert_eq!(rd2.read_trace("job6").expect("trace").height(), 2);
+    assert!(a != files(pieces.path()));
+}
+
+/// 10,000 chains are at most 256 shards of two files; the job table's digest of a shard tells a
+/// damaged one, whose removal leaves exactly its chains unstored.
+#[test]
+fn the_file_count_is_bounded_and_a_damaged_shard_is_told() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let n_jobs = 10_000;
+    rd.store_chains(n_jobs, chains(0..n_jobs, 1))
+        .expect("store");
+    let shards = n_jobs.div_ceil(jobs_per_shard(n_jobs));
+    assert!(shards <= MAX_SHARDS);
+    assert_eq!(files(dir.path()).len(), 2 * shards);
+    assert_eq!(rd.shards(), (0..shards).collect::<Vec<_>>());
+    let s = shard_of(4321, n_jobs);
+    let digest = rd.shard_digest(s).expect("digest");
+    assert_eq!(rd.shard_defect(s, Some(&digest)), None);
+    assert_eq!(rd.shard_defect(s, None), None, "no record: the frame alone");
+    // One value changed in place: the frame is sound, the digest is not.
+    let path = rd.shard_trace_path(s);
+    let mut bytes = fs::read(&path).expect("read");
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    fs::write(&path, &bytes).expect("write");
+    assert!(
+        rd.shard_defect(s, Some(&digest))
+            .is_some_and(|why| why.contains("checksum"))
+    );
+    // Truncated: its frame says so.
+    fs::write(&path, &bytes[..mid]).expect("truncate");
+    assert!(
+        rd.shard_defect(s, Some(&digest))
+            .is_some_and(|why| why.contains("Parquet"))
+    );
+    rd.remove_shard(s).expect("remove");
+    let stored = rd.stored_traces();
+    let lost: HashSet<usize> = (0..n_jobs)
+        .filter(|i| !stored.contains(&format!("job{i}")))
+        .collect();
+    assert_eq!(lost, shard_jobs(s, n_jobs).collect::<HashSet<_>>());
+    assert!(lost.contains(&4321));
+}
+
+/// A run directory written before shards, one file per chain (its summary in the trace's
+/// footer, or older still in a summary file of its own), still reads, beside shards; sealing
+/// that chain again moves it into its shard.
+#[test]
+fn older_run_directories_with_a_file_per_chain_still_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let out = output(1, 3);
+    let own = |id: &str, suffix: &str| dir.path().join("chains").join(format!("{id}{suffix}"));
+    let trace_frame = || {
+        df!(
+            "iteration" => &out.iterations,
+            "alpha" => &out.trace,
+        )
+        .expect("frame")
+    };
+    let summary = vec![(SUMMARY_KEY.to_string(), summary_to_json(&out.summary))];
+    write_parquet_with(
+        &own("footer", ".trace.parquet"),
+        &mut trace_frame(),
+        summary,
+    )
+    .expect("trace");
+    write_parquet_with(
+        &own("older", ".trace.parquet"),
+        &mut trace_frame(),
+        Vec::new(),
+    )
+    .expect("trace");
+    rd.forget();
+    assert!(
+        rd.read_summary("older").is_err(),
+        "no footer key and no file"
+    );
+    write_matrices(&own("older", ".summary.parquet"), &out.summary).expect("summary");
+    rd.store_chains(10, chains([0], 3)).expect("store");
+    assert_eq!(
+        rd.stored_traces(),
+        HashSet::from(["footer", "older", "job0"].map(String::from))
+    );
+    for id in ["footer", "older"] {
+        assert!(rd.in_own_files(id));
+        assert_eq!(rd.read_summary(id).expect("summary"), out.summary, "{id}");
+        let alpha = column(&rd.read_trace(id).expect("trace"), "alpha");
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&alpha), bits(&out.trace));
+        assert!(rd.chain_defect(id).is_none());
+        assert!(rd.chain_digest(id).is_ok());
+    }
+    // An older directory's damaged summary file makes its chain damaged.
+    fs::write(own("older", ".summary.parquet"), b"PAR1 not parquet").expect("overwrite");
+    assert!(
+        rd.chain_defect("older")
+            .is_some_and(|d| d.contains("summary"))
+    );
+    // Stored again, the chain is in its shard and its own files are gone.
+    rd.store_chains(10, vec![(7, "footer".into(), output(1, 3))])
+        .expect("store");
+    assert!(!rd.in_own_files("footer") && rd.chain_done("footer"));
+    assert!(!own("footer", ".trace.parquet").exists());
+}
