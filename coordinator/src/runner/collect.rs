@@ -13,6 +13,9 @@ use crate::round::Round;
 use crate::store::seal::journal_entry;
 use crate::store::{self, Event};
 
+/// How often the time left is estimated again.
+const ETA_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// The time-left estimate of a run and the slots it divides by.
 pub(super) struct Eta {
     pub estimate: CostEstimate,
@@ -38,6 +41,7 @@ pub(super) async fn store_results(
     let mut ok = 0usize;
     let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
     let mut full: Option<String> = None;
+    let mut last_eta: Option<std::time::Instant> = None;
     let max_writes = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
@@ -53,8 +57,13 @@ pub(super) async fn store_results(
                     jobs[index].cell,
                     result.elapsed_seconds.last().copied().unwrap_or(f64::NAN),
                 );
-                if let Some(s) = eta.seconds_left(slots) {
+                // The estimate sums over the cells: once per redraw, not once per chain (the
+                // CEP grid has 102,600 cells).
+                if last_eta.is_none_or(|t| t.elapsed() >= ETA_EVERY)
+                    && let Some(s) = eta.seconds_left(slots)
+                {
                     bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
+                    last_eta = Some(std::time::Instant::now());
                 }
                 writes.spawn_blocking(move || write_result(index, attempts, result));
                 while writes.len() > max_writes {
@@ -128,7 +137,7 @@ type Stored = (
 /// Check and encode one finished chain's result for the journal (on a blocking thread).
 fn write_result(index: usize, attempts: u32, result: ChainResult) -> Stored {
     let worker = result.worker_id.clone();
-    let stored = journal_entry(index, &result)
+    let stored = journal_entry(&result)
         .map(|entry| {
             let timing = ChainTiming {
                 iterations: result.iterations,

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use causeway_proto::v1::ChainResult;
 use causeway_results::rundir::RunDir;
 use causeway_results::rundir::shards::{SealedChain, shard_jobs, shard_of};
-use causeway_worker::wire::chain_output_from_result;
+use causeway_worker::wire::{chain_output_from_result, matrix_from_wire};
 use prost::Message as _;
 use rusqlite::{Connection, params};
 
@@ -33,14 +33,36 @@ impl SealError {
     }
 }
 
-/// A finished chain's result as the journal stores it (protobuf `ChainResult`), its sizes
-/// checked first, so that sealing it cannot fail on them.
+/// A finished chain's result as the journal stores it (protobuf `ChainResult`), its sizes and
+/// summary matrices checked first, so that sealing it cannot fail on them.
 ///
 /// # Errors
-/// A summary matrix or sizes that do not fit ([`SealedChain::new`]).
-pub fn journal_entry(index: usize, result: &ChainResult) -> Result<Vec<u8>, String> {
-    let out = chain_output_from_result(result.clone())?;
-    SealedChain::new(index, &result.job_id, out)?;
+/// A summary matrix or sizes that do not fit (as [`SealedChain::new`] checks them).
+pub fn journal_entry(result: &ChainResult) -> Result<Vec<u8>, String> {
+    let n = result.iterations.len();
+    for (what, names, values) in [
+        ("trace", &result.trace_names, &result.trace),
+        ("statistics", &result.stat_names, &result.stats),
+    ] {
+        if values.len() != n * names.len() {
+            return Err(format!(
+                "{}: {} {what} values for {n} rows × {} columns",
+                result.job_id,
+                values.len(),
+                names.len()
+            ));
+        }
+    }
+    if result.elapsed_seconds.len() != n {
+        return Err(format!(
+            "{}: {} timings for {n} iterations",
+            result.job_id,
+            result.elapsed_seconds.len()
+        ));
+    }
+    for m in &result.summary {
+        matrix_from_wire(m.clone()).map_err(|e| format!("{}: {e}", result.job_id))?;
+    }
     Ok(result.encode_to_vec())
 }
 

@@ -214,7 +214,7 @@ fn shards_are_sealed_from_the_journal_whatever_the_order() {
                 attempts: 1,
                 worker: "w".into(),
                 timing: ChainTiming::default(),
-                result: seal::journal_entry(i, &r).expect("entry"),
+                result: seal::journal_entry(&r).expect("entry"),
             });
             if k == 2 && seal {
                 w.flush().expect("flush");
