@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use causeway_proto::v1::ChainResult;
 use causeway_results::rundir::RunDir;
-use causeway_results::rundir::shards::{SealedChain, shard_jobs, shard_of};
+use causeway_results::rundir::shards::{SealedChain, check_sizes, shard_jobs, shard_of};
 use causeway_worker::wire::{chain_output_from_result, matrix_from_wire};
 use prost::Message as _;
 use rusqlite::{Connection, params};
@@ -39,27 +39,15 @@ impl SealError {
 /// # Errors
 /// A summary matrix or sizes that do not fit (as [`SealedChain::new`] checks them).
 pub fn journal_entry(result: &ChainResult) -> Result<Vec<u8>, String> {
-    let n = result.iterations.len();
-    for (what, names, values) in [
-        ("trace", &result.trace_names, &result.trace),
-        ("statistics", &result.stat_names, &result.stats),
-    ] {
-        if values.len() != n * names.len() {
-            return Err(format!(
-                "{}: {} {what} values for {n} rows × {} columns",
-                result.job_id,
-                values.len(),
-                names.len()
-            ));
-        }
-    }
-    if result.elapsed_seconds.len() != n {
-        return Err(format!(
-            "{}: {} timings for {n} iterations",
-            result.job_id,
-            result.elapsed_seconds.len()
-        ));
-    }
+    check_sizes(
+        &result.job_id,
+        result.iterations.len(),
+        [
+            (result.trace_names.len(), result.trace.len()),
+            (result.stat_names.len(), result.stats.len()),
+        ],
+        result.elapsed_seconds.len(),
+    )?;
     for m in &result.summary {
         matrix_from_wire(m.clone()).map_err(|e| format!("{}: {e}", result.job_id))?;
     }

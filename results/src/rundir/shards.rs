@@ -88,25 +88,15 @@ impl SealedChain {
     /// The trace or statistics hold a number of values other than rows × columns, or the
     /// timing another number of rows.
     pub fn new(index: usize, job_id: &str, out: ChainOutput) -> Result<Self, String> {
-        let n = out.iterations.len();
-        for (what, names, values) in [
-            ("trace", &out.trace_names, &out.trace),
-            ("statistics", &out.stat_names, &out.stats),
-        ] {
-            if values.len() != n * names.len() {
-                return Err(format!(
-                    "{job_id}: {} {what} values for {n} rows × {} columns",
-                    values.len(),
-                    names.len()
-                ));
-            }
-        }
-        if out.elapsed_seconds.len() != n {
-            return Err(format!(
-                "{job_id}: {} timings for {n} iterations",
-                out.elapsed_seconds.len()
-            ));
-        }
+        check_sizes(
+            job_id,
+            out.iterations.len(),
+            [
+                (out.trace_names.len(), out.trace.len()),
+                (out.stat_names.len(), out.stats.len()),
+            ],
+            out.elapsed_seconds.len(),
+        )?;
         Ok(SealedChain {
             index,
             job_id: job_id.to_string(),
@@ -118,6 +108,30 @@ impl SealedChain {
             stats: out.stats,
         })
     }
+}
+
+/// Whether a chain's sizes fit: `rows` iterations; per part (trace, then statistics) its
+/// column count and value count (rows × columns); `timings` elapsed-seconds values (one a row).
+///
+/// # Errors
+/// The first size that does not fit, as text naming `job_id`.
+pub fn check_sizes(
+    job_id: &str,
+    rows: usize,
+    parts: [(usize, usize); 2],
+    timings: usize,
+) -> Result<(), String> {
+    for (what, (columns, values)) in ["trace", "statistics"].into_iter().zip(parts) {
+        if values != rows * columns {
+            return Err(format!(
+                "{job_id}: {values} {what} values for {rows} rows × {columns} columns"
+            ));
+        }
+    }
+    if timings != rows {
+        return Err(format!("{job_id}: {timings} timings for {rows} iterations"));
+    }
+    Ok(())
 }
 
 /// A chain's entry in its shard's footer.
