@@ -342,7 +342,7 @@ tail -n 2 "$tmp/local.log"
 # --- 8. compare ----------------------------------------------------------------------------
 phase "compare"
 mismatch=0
-# Per-chain Parquet: byte for byte.
+# The chains' Parquet shards: byte for byte.
 (cd "$local_out/chains" && ls) >"$tmp/chains.local"
 (cd "$slurm_out/chains" && ls) >"$tmp/chains.slurm"
 if ! cmp -s "$tmp/chains.local" "$tmp/chains.slurm"; then
