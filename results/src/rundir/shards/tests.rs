@@ -178,6 +178,11 @@ fn the_file_count_is_bounded_and_a_damaged_shard_is_told() {
         rd.shard_defect(s, Some(&digest))
             .is_some_and(|why| why.contains("checksum"))
     );
+    assert_eq!(
+        rd.shard_defect(s, None),
+        None,
+        "the frame alone misses a flipped bit: only the digest finds it"
+    );
     // Truncated: its frame says so.
     fs::write(&path, &bytes[..mid]).expect("truncate");
     assert!(
