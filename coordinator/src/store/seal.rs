@@ -63,8 +63,6 @@ pub struct Sealer {
     left: Vec<usize>,
     /// Whether a chain of this run is not yet finished.
     open: Vec<bool>,
-    /// Shards with journal rows written by this run.
-    dirty: BTreeSet<usize>,
 }
 
 impl Sealer {
@@ -84,36 +82,30 @@ impl Sealer {
             n_jobs,
             left,
             open,
-            dirty: BTreeSet::new(),
         }
     }
 
-    /// Chain `index` finished (`stored`: its result is in the journal, committed); returns the
-    /// shard to seal now, if this completed one with journal rows.
-    pub fn finished(&mut self, index: usize, stored: bool) -> Option<usize> {
+    /// Chain `index` finished (its event committed); returns its shard if that was the run's
+    /// last chain of it: the shard to seal now. A result stored again later (a duplicate) waits
+    /// for [`Sealer::seal_all`].
+    pub fn finished(&mut self, index: usize) -> Option<usize> {
+        if !self.open.get(index).copied().unwrap_or(false) {
+            return None;
+        }
+        self.open[index] = false;
         let shard = shard_of(index, self.n_jobs);
-        if stored {
-            self.dirty.insert(shard);
-        }
-        if self.open.get(index).copied().unwrap_or(false) {
-            self.open[index] = false;
-            self.left[shard] -= 1;
-        }
-        (self.left.get(shard) == Some(&0) && self.dirty.contains(&shard)).then_some(shard)
+        self.left[shard] -= 1;
+        (self.left[shard] == 0).then_some(shard)
     }
 
-    /// Seal shard `shard` now.
-    pub fn seal(&mut self, conn: &mut Connection, shard: usize) -> Result<(), SealError> {
-        seal_shard(conn, &self.rd, self.n_jobs, shard)?;
-        self.dirty.remove(&shard);
-        Ok(())
+    /// Seal shard `shard` now (nothing to do if it has no journal rows).
+    pub fn seal(&self, conn: &mut Connection, shard: usize) -> Result<(), SealError> {
+        seal_shard(conn, &self.rd, self.n_jobs, shard)
     }
 
     /// Seal every shard with journal rows (the end of a run).
-    pub fn seal_all(&mut self, conn: &mut Connection) -> Result<(), SealError> {
-        seal_journal(conn, &self.rd, self.n_jobs)?;
-        self.dirty.clear();
-        Ok(())
+    pub fn seal_all(&self, conn: &mut Connection) -> Result<(), SealError> {
+        seal_journal(conn, &self.rd, self.n_jobs)
     }
 }
 

@@ -86,7 +86,7 @@ fn seal_finished(
                 ev,
                 Event::Done { .. } | Event::Failed { .. } | Event::Lost { .. }
             )
-            && let Some(shard) = sealer.finished(ev.index(), matches!(ev, Event::Done { .. }))
+            && let Some(shard) = sealer.finished(ev.index())
         {
             ready.push(shard);
         }

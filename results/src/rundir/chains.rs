@@ -16,9 +16,9 @@ use std::sync::{Arc, MutexGuard};
 use causeway_papers::Matrix;
 use polars::prelude::*;
 
-use super::shards::{Shard, shard_job_ids};
+use super::shards::{Shard, files_digest, remove_if_exists, shard_job_ids};
 use super::{
-    RunDir, SUMMARY_KEY, StoreError, footer_value, io_err, parquet_frame_defect, read_matrices,
+    RunDir, SUMMARY_KEY, StoreError, footer_value, parquet_frame_defect, read_matrices,
     read_parquet, summary_from_json,
 };
 
@@ -28,6 +28,9 @@ const SHARDS_KEPT: usize = 4;
 /// A chain's trace file in run directories written before shards is `chains/<job>` followed by
 /// this.
 const TRACE_SUFFIX: &str = ".trace.parquet";
+/// ... and its statistics and (older still) summary files.
+const STATS_SUFFIX: &str = ".sample_stats.parquet";
+const SUMMARY_SUFFIX: &str = ".summary.parquet";
 
 /// Which chains are stored, and the shards read last.
 #[derive(Default)]
@@ -172,7 +175,7 @@ impl RunDir {
     pub fn sample_stats_path(&self, job_id: &str) -> PathBuf {
         match self.place(job_id) {
             Place::Shard(s) => self.shard_stats_path(s),
-            _ => self.own_file(job_id, ".sample_stats.parquet"),
+            _ => self.own_file(job_id, STATS_SUFFIX),
         }
     }
 
@@ -184,13 +187,8 @@ impl RunDir {
     /// Delete job `job_id`'s own files, if an older run directory has them (its chain is now in
     /// a shard).
     pub(super) fn remove_chain_files(&self, job_id: &str) -> Result<(), StoreError> {
-        for suffix in [TRACE_SUFFIX, ".sample_stats.parquet", ".summary.parquet"] {
-            let path = self.own_file(job_id, suffix);
-            match fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_err(&path)(e)),
-            }
+        for suffix in [TRACE_SUFFIX, STATS_SUFFIX, SUMMARY_SUFFIX] {
+            remove_if_exists(&self.own_file(job_id, suffix))?;
         }
         Ok(())
     }
@@ -204,8 +202,8 @@ impl RunDir {
             Place::Shard(s) => vec![self.shard_trace_path(s), self.shard_stats_path(s)],
             Place::OwnFiles => vec![
                 self.own_file(job_id, TRACE_SUFFIX),
-                self.own_file(job_id, ".sample_stats.parquet"),
-                self.own_file(job_id, ".summary.parquet"),
+                self.own_file(job_id, STATS_SUFFIX),
+                self.own_file(job_id, SUMMARY_SUFFIX),
             ],
         };
         files
@@ -221,15 +219,10 @@ impl RunDir {
     /// # Errors
     /// A file that exists and cannot be read; a missing trace.
     pub fn chain_digest(&self, job_id: &str) -> Result<super::digest::Digest, StoreError> {
-        let path = self.own_file(job_id, TRACE_SUFFIX);
-        let trace = fs::read(&path).map_err(io_err(&path))?;
-        let path = self.own_file(job_id, ".sample_stats.parquet");
-        let stats = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io_err(&path)(e)),
-        };
-        Ok(super::digest::digest_parts(&[&trace, &stats]))
+        files_digest(
+            &self.own_file(job_id, TRACE_SUFFIX),
+            &self.own_file(job_id, STATS_SUFFIX),
+        )
     }
 
     /// A chain's sampler statistics, if its sampler records any (`None` otherwise): `iteration`
@@ -241,7 +234,7 @@ impl RunDir {
         if let Place::Shard(s) = self.place(job_id) {
             return self.shard(s)?.stats(job_id);
         }
-        let path = self.own_file(job_id, ".sample_stats.parquet");
+        let path = self.own_file(job_id, STATS_SUFFIX);
         if path.exists() {
             read_parquet(&path).map(Some)
         } else {
@@ -274,7 +267,7 @@ impl RunDir {
         if let Some(text) = footer_value(&trace, SUMMARY_KEY)? {
             return summary_from_json(&trace, &text);
         }
-        let legacy = self.own_file(job_id, ".summary.parquet");
+        let legacy = self.own_file(job_id, SUMMARY_SUFFIX);
         if legacy.exists() {
             return read_matrices(&legacy);
         }

@@ -118,12 +118,26 @@ pub fn parquet_bytes(
 pub fn footer_value(path: &Path, key: &str) -> Result<Option<String>, StoreError> {
     let mut f = fs::File::open(path).map_err(io_err(path))?;
     let meta = polars_parquet::read::read_metadata(&mut f).map_err(pl_err(path))?;
-    Ok(meta
-        .key_value_metadata
-        .into_iter()
+    Ok(key_value(&meta, key))
+}
+
+/// A Parquet file and the value of its footer key `key`, the footer read once.
+pub(super) fn read_parquet_with(
+    path: &Path,
+    key: &str,
+) -> Result<(DataFrame, Option<String>), StoreError> {
+    let f = fs::File::open(path).map_err(io_err(path))?;
+    let mut reader = ParquetReader::new(f);
+    let value = key_value(reader.get_metadata().map_err(pl_err(path))?, key);
+    Ok((reader.finish().map_err(pl_err(path))?, value))
+}
+
+fn key_value(meta: &polars_parquet::parquet::metadata::FileMetadata, key: &str) -> Option<String> {
+    meta.key_value_metadata
+        .iter()
         .flatten()
         .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value))
+        .and_then(|kv| kv.value.clone())
 }
 
 /// A small frame as one uncompressed, plain-encoded row group, with polars' default statistics

@@ -31,6 +31,7 @@ use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::digest::{Digest, digest_parts};
+use super::parquet::read_parquet_with;
 use super::{
     RunDir, StoreError, io_err, parquet_bytes, parquet_frame_defect, pl_err, read_parquet,
     summary_from_json, summary_to_json, write_atomic,
@@ -68,17 +69,18 @@ fn shard_number(name: &str) -> Option<usize> {
 }
 
 /// One chain as a shard stores it: its plan index and job id, its rows (row-major, as
-/// [`ChainOutput`]) and its summary as [`summary_to_json`]'s text.
+/// [`ChainOutput`]) and its summary as [`summary_to_json`]'s text. Made only by
+/// [`SealedChain::new`] (sizes checked) or read from a shard, so its sizes always fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SealedChain {
-    pub index: usize,
-    pub job_id: String,
-    pub iterations: Vec<u64>,
-    pub trace_names: Vec<String>,
-    pub trace: Vec<f64>,
-    pub stat_names: Vec<String>,
-    pub stats: Vec<f64>,
-    pub summary: String,
+    index: usize,
+    job_id: String,
+    iterations: Vec<u64>,
+    trace_names: Vec<String>,
+    trace: Vec<f64>,
+    stat_names: Vec<String>,
+    stats: Vec<f64>,
+    summary: String,
 }
 
 impl SealedChain {
@@ -161,7 +163,12 @@ pub(super) fn shard_job_ids(path: &Path) -> Result<Vec<String>, StoreError> {
 }
 
 fn read_chains(path: &Path) -> Result<Vec<ChainMeta>, StoreError> {
-    let text = super::footer_value(path, CHAINS_KEY)?.ok_or_else(|| StoreError::Format {
+    parse_chains(path, super::footer_value(path, CHAINS_KEY)?)
+}
+
+/// The chains listed under [`CHAINS_KEY`] (`text`: its value, if the footer has it).
+fn parse_chains(path: &Path, text: Option<String>) -> Result<Vec<ChainMeta>, StoreError> {
+    let text = text.ok_or_else(|| StoreError::Format {
         path: path.to_path_buf(),
         message: format!("no {CHAINS_KEY} in the footer"),
     })?;
@@ -174,8 +181,8 @@ fn read_chains(path: &Path) -> Result<Vec<ChainMeta>, StoreError> {
 impl Shard {
     pub(super) fn read(rd: &RunDir, shard: usize) -> Result<Shard, StoreError> {
         let path = rd.shard_path(shard, TRACE);
-        let chains = read_chains(&path)?;
-        let trace = read_parquet(&path)?;
+        let (trace, listed) = read_parquet_with(&path, CHAINS_KEY)?;
+        let chains = parse_chains(&path, listed)?;
         let stats_path = rd.shard_path(shard, STATS);
         let stats = if chains.iter().any(|c| !c.stat_names.is_empty()) {
             Some(read_parquet(&stats_path)?)
@@ -403,16 +410,6 @@ impl RunDir {
         let fresh: Vec<String> = chains.iter().map(|c| c.job_id.clone()).collect();
         all.extend(chains.into_iter().map(|c| (c.index, c)));
         let chains: Vec<SealedChain> = all.into_values().collect();
-        let bad = |message: String| StoreError::Format {
-            path: path.clone(),
-            message,
-        };
-        for c in &chains {
-            let n = c.iterations.len();
-            if c.trace.len() != n * c.trace_names.len() || c.stats.len() != n * c.stat_names.len() {
-                return Err(bad(format!("{}: sizes disagree", c.job_id)));
-            }
-        }
         let meta: Vec<ChainMeta> = chains
             .iter()
             .map(|c| ChainMeta {
@@ -424,7 +421,10 @@ impl RunDir {
                 summary: c.summary.clone(),
             })
             .collect();
-        let meta = serde_json::to_string(&meta).map_err(|e| bad(e.to_string()))?;
+        let meta = serde_json::to_string(&meta).map_err(|e| StoreError::Format {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         let stats_path = self.shard_path(shard, STATS);
         let mut stats = Vec::new();
         if chains.iter().any(|c| !c.stat_names.is_empty()) {
@@ -473,15 +473,10 @@ impl RunDir {
     /// # Errors
     /// A file that exists and cannot be read; a missing trace.
     pub fn shard_digest(&self, shard: usize) -> Result<Digest, StoreError> {
-        let path = self.shard_path(shard, TRACE);
-        let trace = fs::read(&path).map_err(io_err(&path))?;
-        let path = self.shard_path(shard, STATS);
-        let stats = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io_err(&path)(e)),
-        };
-        Ok(digest_parts(&[&trace, &stats]))
+        files_digest(
+            &self.shard_path(shard, TRACE),
+            &self.shard_path(shard, STATS),
+        )
     }
 
     /// Why shard `shard` cannot be used, if it cannot: a file that is not a complete Parquet
@@ -516,15 +511,37 @@ impl RunDir {
     /// A file that exists and cannot be removed.
     pub fn remove_shard(&self, shard: usize) -> Result<(), StoreError> {
         for suffix in [STATS, TRACE] {
-            let path = self.shard_path(shard, suffix);
-            match fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_err(&path)(e)),
-            }
+            remove_if_exists(&self.shard_path(shard, suffix))?;
         }
         self.forget();
         Ok(())
+    }
+}
+
+/// The digest of a trace file's bytes, then its statistics file's (empty if there is none): a
+/// shard's, or a chain's own files in an older run directory.
+///
+/// # Errors
+/// A file that exists and cannot be read; a missing trace.
+pub(super) fn files_digest(trace: &Path, stats: &Path) -> Result<Digest, StoreError> {
+    let t = fs::read(trace).map_err(io_err(trace))?;
+    let s = match fs::read(stats) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(io_err(stats)(e)),
+    };
+    Ok(digest_parts(&[&t, &s]))
+}
+
+/// Delete `path` if it exists.
+///
+/// # Errors
+/// A file that exists and cannot be removed.
+pub(super) fn remove_if_exists(path: &Path) -> Result<(), StoreError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_err(path)(e)),
     }
 }
 
