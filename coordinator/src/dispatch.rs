@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use causeway_papers::RunSpec;
 use causeway_proto::v1::worker_client::WorkerClient;
-use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, chain_event};
+use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, Matrix, chain_event};
 use causeway_proto::{CHECKPOINT_REFUSED, PROTOCOL_VERSION};
 use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
@@ -43,6 +43,7 @@ use tokio::task::JoinSet;
 
 use crate::store::Event;
 
+mod batch;
 mod rows;
 
 /// A connected worker.
@@ -105,8 +106,16 @@ pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<W
 /// task per slot, so a worker advertising 4·10⁹ slots would exhaust its memory.
 pub const MAX_WORKER_SLOTS: u32 = 4096;
 
-/// Builds the wire `Job` of plan index `i` when it is dispatched.
-pub type JobBuilder = Arc<dyn Fn(usize) -> Job + Send + Sync>;
+/// Builds the wire job of plan index `i` when it is dispatched.
+pub type JobBuilder = Arc<dyn Fn(usize) -> WireJob + Send + Sync>;
+
+/// A chain as it goes to a worker: its `Job` with `observed` empty, and its observed data,
+/// shared by every chain of the same (dataset, replicate) (a batch sends each set once).
+#[derive(Clone, Debug, Default)]
+pub struct WireJob {
+    pub job: Job,
+    pub observed: Arc<Vec<Matrix>>,
+}
 
 /// What happened to a job.
 #[derive(Debug)]
@@ -174,6 +183,8 @@ struct Shared {
     opts: DispatchOptions,
     /// The last checkpoint of each chain that has one, with every row since iteration 1.
     checkpoints: std::sync::Mutex<HashMap<u32, Arc<ChainCheckpoint>>>,
+    /// Slot tasks taking work, on every worker.
+    slots: AtomicUsize,
 }
 
 /// Run the jobs `pending` (plan indices, out of `total`) on the workers that arrive on
@@ -207,6 +218,7 @@ pub async fn dispatch(
                 .map(|(i, c)| (i as u32, Arc::new(c)))
                 .collect(),
         ),
+        slots: AtomicUsize::new(0),
     });
     let mut slots: JoinSet<()> = JoinSet::new();
     let mut workers_open = true;
@@ -290,147 +302,211 @@ async fn next_job(shared: &Shared) -> Option<(u32, u32)> {
 
 async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<Outcome>) {
     let _live = LiveSlot(w.live_slots.clone());
-    while let Some((index, attempts)) = next_job(&shared).await {
-        let i = index as usize;
-        let attempt = attempts + 1;
-        let mut job = (shared.build)(i);
-        job.checkpoint_iterations = shared.opts.checkpoint_iterations.unwrap_or(0);
-        job.checkpoint_seconds = shared.opts.checkpoint_seconds.unwrap_or(0.0);
-        let spec = serde_json::from_str::<RunSpec>(&job.run_json).ok();
-        // Resume from the chain's last checkpoint if this worker can (same code version) and
-        // its rows are exactly the chain's up to its iteration.
-        let mut from = shared
-            .checkpoints
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&index).cloned())
-            .filter(|c| c.code_version == w.code_version);
-        if let (Some(c), Some(s)) = (&from, &spec)
-            && let Some(why) = rows::checkpoint_defect(c, s)
-        {
-            drop_checkpoint(
-                &shared,
-                &out,
-                i,
-                format!("its rows do not fit the chain: {why}"),
-            )
-            .await;
-            from = None;
-        }
-        let resumed = from.is_some();
-        // Written once the worker has accepted the chain (it holds a slot for it), so that
-        // `running` in jobs.sqlite means running: a worker told to drain finishes such a chain.
-        let started = Event::Started {
-            index: i,
-            attempt,
-            worker: w.id.clone(),
-            resumed_from: from.as_ref().map(|c| c.iteration),
-        };
-        if let Some(c) = &from {
-            // The state alone: the worker needs no rows (the slot task keeps them).
-            job.resume = Some(ChainCheckpoint {
-                job_id: c.job_id.clone(),
-                iteration: c.iteration,
-                sampler_state: c.sampler_state.clone(),
-                rng_word_pos: c.rng_word_pos.clone(),
-                elapsed_seconds: c.elapsed_seconds.last().copied().into_iter().collect(),
-                code_version: c.code_version.clone(),
-                ..Default::default()
-            });
-        }
-        let outcome = run_one(
-            &mut w.client,
-            job,
-            shared.opts.lease_timeout,
-            from,
-            out.send(Outcome::Row(started)),
-            &mut |c: Arc<ChainCheckpoint>| {
-                if let Ok(mut m) = shared.checkpoints.lock() {
-                    m.insert(index, c.clone());
-                }
-                let out = out.clone();
-                async move {
-                    let _ = out
-                        .send(Outcome::Checkpoint {
-                            index: i,
-                            checkpoint: c,
-                        })
-                        .await;
-                }
-            },
-        )
-        .await;
-        let outcome = vet(outcome, spec.as_ref(), resumed, &shared, &out, i).await;
-        let (error, counted, keep_worker, retryable) = match outcome {
-            Ok(result) if result.ok => {
-                // A finished chain's checkpoint is of no more use here (memory: one state per
-                // checkpointed chain of the run otherwise).
-                if let Ok(mut m) = shared.checkpoints.lock() {
-                    m.remove(&index);
-                }
-                if !shared.done[i].swap(true, Ordering::SeqCst) {
-                    let _ = out
-                        .send(Outcome::Finished {
-                            index: i,
-                            attempts: attempt,
-                            result,
-                        })
-                        .await;
-                    if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
-                        shared.wake.notify_waiters();
-                    }
-                }
-                continue;
+    let _slot = SlotCount::new(&shared);
+    let mut pace = batch::Pace::default();
+    while let Some(first) = next_job(&shared).await {
+        let started = std::time::Instant::now();
+        let jobs = batch::take_more(&shared, first, pace.size()).await;
+        let n = jobs.len();
+        let keep = if n == 1 {
+            let (index, attempts) = jobs[0];
+            let (keep, batchable) = run_single(&mut w, &shared, &out, index, attempts).await;
+            if !batchable {
+                pace.never();
             }
-            // A deterministic model failure would repeat with the same seed: no retry.
-            Ok(result) => (
-                format!("model failed: {}", result.error),
-                true,
-                true,
-                result.retryable,
-            ),
-            Err(RpcError::Draining) => ("worker is draining".to_string(), false, false, true),
-            Err(RpcError::Restart) => (
-                "its checkpoint was dropped: it runs from iteration 1".to_string(),
-                false,
-                true,
-                true,
-            ),
-            Err(RpcError::Failed(e)) => (e, true, false, true),
-        };
-        if !keep_worker {
-            tracing::warn!(worker = %w.addr, job = i, attempt, "chain RPC failed: {error}");
-        }
-        let attempts = if counted { attempt } else { attempts };
-        let worker = w.id.clone();
-        if counted && (attempts >= shared.opts.max_attempts || !retryable) {
-            let ev = Event::Failed {
-                index: i,
-                attempts,
-                worker,
-                error,
-            };
-            let _ = out.send(Outcome::Row(ev)).await;
-            if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
-                shared.wake.notify_waiters();
-            }
+            keep
         } else {
-            let ev = Event::Requeued {
-                index: i,
-                attempts,
-                worker,
-                error,
-            };
-            let _ = out.send(Outcome::Row(ev)).await;
-            shared.queue.lock().await.push_back((index, attempts));
-            shared.wake.notify_waiters();
-        }
-        if !keep_worker {
+            batch::run(&mut w, &shared, &out, jobs).await
+        };
+        pace.observe(started.elapsed(), n);
+        if !keep {
             // This worker failed an RPC or is draining: stop giving it work, so the retry goes
             // elsewhere. A worker that is still alive registers again and gets new slots.
             return;
         }
     }
+}
+
+/// Counts the slot tasks taking work (a batch takes a share of the queue, not all of it).
+struct SlotCount(Arc<Shared>);
+impl SlotCount {
+    fn new(shared: &Arc<Shared>) -> SlotCount {
+        shared.slots.fetch_add(1, Ordering::SeqCst);
+        SlotCount(shared.clone())
+    }
+}
+impl Drop for SlotCount {
+    fn drop(&mut self) {
+        self.0.slots.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Run chain `index` alone (`RunChain`: heartbeats, leases, checkpoints and resumes), and
+/// settle its outcome. Returns whether this worker keeps its slot, and whether the chain could
+/// have gone in a batch (it neither resumed nor must end with a checkpoint).
+async fn run_single(
+    w: &mut WorkerHandle,
+    shared: &Arc<Shared>,
+    out: &mpsc::Sender<Outcome>,
+    index: u32,
+    attempts: u32,
+) -> (bool, bool) {
+    let i = index as usize;
+    let attempt = attempts + 1;
+    let WireJob { mut job, observed } = (shared.build)(i);
+    job.observed = observed.as_ref().clone();
+    job.checkpoint_iterations = shared.opts.checkpoint_iterations.unwrap_or(0);
+    job.checkpoint_seconds = shared.opts.checkpoint_seconds.unwrap_or(0.0);
+    let batchable = !job.checkpoint_at_end;
+    let spec = serde_json::from_str::<RunSpec>(&job.run_json).ok();
+    // Resume from the chain's last checkpoint if this worker can (same code version) and
+    // its rows are exactly the chain's up to its iteration.
+    let mut from = shared
+        .checkpoints
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&index).cloned())
+        .filter(|c| c.code_version == w.code_version);
+    if let (Some(c), Some(s)) = (&from, &spec)
+        && let Some(why) = rows::checkpoint_defect(c, s)
+    {
+        drop_checkpoint(
+            shared,
+            out,
+            i,
+            format!("its rows do not fit the chain: {why}"),
+        )
+        .await;
+        from = None;
+    }
+    let resumed = from.is_some();
+    // Written once the worker has accepted the chain (it holds a slot for it), so that
+    // `running` in jobs.sqlite means running: a worker told to drain finishes such a chain.
+    let started = Event::Started {
+        index: i,
+        attempt,
+        worker: w.id.clone(),
+        resumed_from: from.as_ref().map(|c| c.iteration),
+    };
+    if let Some(c) = &from {
+        // The state alone: the worker needs no rows (the slot task keeps them).
+        job.resume = Some(ChainCheckpoint {
+            job_id: c.job_id.clone(),
+            iteration: c.iteration,
+            sampler_state: c.sampler_state.clone(),
+            rng_word_pos: c.rng_word_pos.clone(),
+            elapsed_seconds: c.elapsed_seconds.last().copied().into_iter().collect(),
+            code_version: c.code_version.clone(),
+            ..Default::default()
+        });
+    }
+    let outcome = run_one(
+        &mut w.client,
+        job,
+        shared.opts.lease_timeout,
+        from,
+        out.send(Outcome::Row(started)),
+        &mut |c: Arc<ChainCheckpoint>| {
+            if let Ok(mut m) = shared.checkpoints.lock() {
+                m.insert(index, c.clone());
+            }
+            let out = out.clone();
+            async move {
+                let _ = out
+                    .send(Outcome::Checkpoint {
+                        index: i,
+                        checkpoint: c,
+                    })
+                    .await;
+            }
+        },
+    )
+    .await;
+    let outcome = vet(outcome, spec.as_ref(), resumed, shared, out, i).await;
+    let keep = settle(w, shared, out, index, attempts, outcome, true).await;
+    (keep, batchable && !resumed)
+}
+
+/// Act on chain `index`'s outcome (attempt `attempts + 1`): a finished chain is handed on once
+/// (a late duplicate is dropped); a failure requeues it, or fails it after `max_attempts` or
+/// for good when it is not retryable. Returns whether this worker keeps its slot (false after
+/// an RPC failure or a drain).
+async fn settle(
+    w: &WorkerHandle,
+    shared: &Shared,
+    out: &mpsc::Sender<Outcome>,
+    index: u32,
+    attempts: u32,
+    outcome: Result<ChainResult, RpcError>,
+    log_rpc_failure: bool,
+) -> bool {
+    let i = index as usize;
+    let attempt = attempts + 1;
+    let (error, counted, keep_worker, retryable) = match outcome {
+        Ok(result) if result.ok => {
+            // A finished chain's checkpoint is of no more use here (memory: one state per
+            // checkpointed chain of the run otherwise).
+            if let Ok(mut m) = shared.checkpoints.lock() {
+                m.remove(&index);
+            }
+            if !shared.done[i].swap(true, Ordering::SeqCst) {
+                let _ = out
+                    .send(Outcome::Finished {
+                        index: i,
+                        attempts: attempt,
+                        result,
+                    })
+                    .await;
+                if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+                    shared.wake.notify_waiters();
+                }
+            }
+            return true;
+        }
+        // A deterministic model failure would repeat with the same seed: no retry.
+        Ok(result) => (
+            format!("model failed: {}", result.error),
+            true,
+            true,
+            result.retryable,
+        ),
+        Err(RpcError::Draining) => ("worker is draining".to_string(), false, false, true),
+        Err(RpcError::Restart) => (
+            "its checkpoint was dropped: it runs from iteration 1".to_string(),
+            false,
+            true,
+            true,
+        ),
+        Err(RpcError::Failed(e)) => (e, true, false, true),
+    };
+    if !keep_worker && log_rpc_failure {
+        tracing::warn!(worker = %w.addr, job = i, attempt, "chain RPC failed: {error}");
+    }
+    let attempts = if counted { attempt } else { attempts };
+    let worker = w.id.clone();
+    if counted && (attempts >= shared.opts.max_attempts || !retryable) {
+        let ev = Event::Failed {
+            index: i,
+            attempts,
+            worker,
+            error,
+        };
+        let _ = out.send(Outcome::Row(ev)).await;
+        if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+            shared.wake.notify_waiters();
+        }
+    } else {
+        let ev = Event::Requeued {
+            index: i,
+            attempts,
+            worker,
+            error,
+        };
+        let _ = out.send(Outcome::Row(ev)).await;
+        shared.queue.lock().await.push_back((index, attempts));
+        shared.wake.notify_waiters();
+    }
+    keep_worker
 }
 
 /// A chain's outcome as the dispatcher acts on it: a result that is not the whole chain (see
@@ -473,6 +549,7 @@ async fn drop_checkpoint(shared: &Shared, out: &mpsc::Sender<Outcome>, index: us
     let _ = out.send(Outcome::CheckpointDropped { index, why }).await;
 }
 
+#[derive(Clone)]
 enum RpcError {
     /// The worker refused the chain because it is draining (not counted as an attempt).
     Draining,
@@ -487,6 +564,23 @@ fn rpc_error(s: tonic::Status) -> RpcError {
     } else {
         RpcError::Failed(format!("{}: {}", s.code(), s.message()))
     }
+}
+
+fn lease_lost(lease: Duration) -> RpcError {
+    RpcError::Failed(format!("lease lost: the worker was silent for {lease:?}"))
+}
+
+/// Read a stream to its end (the worker's trailers): a stream dropped before it ends is reset,
+/// and HTTP/2 allows a connection only so many locally reset streams (h2: 1,024), after which
+/// every chain on it fails.
+async fn read_to_end(
+    stream: &mut tonic::Streaming<causeway_proto::v1::ChainEvent>,
+    lease: Duration,
+) {
+    let _ = tokio::time::timeout(lease, async {
+        while let Ok(Some(_)) = stream.message().await {}
+    })
+    .await;
 }
 
 /// Put `held` in front of `v`: the rows kept so far, then the new ones.
@@ -546,7 +640,7 @@ where
     F: FnMut(Arc<ChainCheckpoint>) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let lost = || RpcError::Failed(format!("lease lost: the worker was silent for {lease:?}"));
+    let lost = || lease_lost(lease);
     let at_end = job.checkpoint_at_end;
     let mut held: Option<ChainCheckpoint> = from.map(Arc::unwrap_or_clone);
     // Whether the caller has `held` (it gave it, or it was handed on).
@@ -578,13 +672,7 @@ where
                             );
                         }
                     }
-                    // Read the stream to its end (the worker's trailers): a stream dropped
-                    // before it ends is reset, and HTTP/2 allows a connection only so many
-                    // locally reset streams (h2: 1,024), after which every chain on it fails.
-                    let _ = tokio::time::timeout(lease, async {
-                        while let Ok(Some(_)) = stream.message().await {}
-                    })
-                    .await;
+                    read_to_end(&mut stream, lease).await;
                     return Ok(r);
                 }
                 Some(chain_event::Event::Checkpoint(c)) => {
@@ -611,111 +699,4 @@ where
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use causeway_proto::v1::worker_server::{Worker, WorkerServer};
-    use causeway_proto::v1::{ChainEvent, HelloReply};
-    use tokio_stream::wrappers::ReceiverStream;
-    use tonic::{Request, Response, Status};
-
-    /// A worker that accepts a chain only when the test opens its gate, then finishes it at once.
-    #[derive(Clone)]
-    struct GatedWorker(Arc<Notify>);
-
-    #[tonic::async_trait]
-    impl Worker for GatedWorker {
-        async fn hello(&self, _: Request<HelloRequest>) -> Result<Response<HelloReply>, Status> {
-            Ok(Response::new(HelloReply {
-                protocol_version: PROTOCOL_VERSION,
-                worker_id: "gated".into(),
-                slots: 1,
-                ..Default::default()
-            }))
-        }
-
-        type RunChainStream = ReceiverStream<Result<ChainEvent, Status>>;
-
-        async fn run_chain(
-            &self,
-            _: Request<Job>,
-        ) -> Result<Response<Self::RunChainStream>, Status> {
-            self.0.notified().await;
-            let (tx, rx) = mpsc::channel(1);
-            let result = ChainResult {
-                ok: true,
-                ..Default::default()
-            };
-            let _ = tx
-                .send(Ok(ChainEvent {
-                    event: Some(chain_event::Event::Result(result)),
-                }))
-                .await;
-            Ok(Response::new(ReceiverStream::new(rx)))
-        }
-    }
-
-    /// `running` in jobs.sqlite must mean that a worker holds the chain: a worker told to drain
-    /// between the coordinator's send and its own acceptance exits without the chain, which
-    /// then fails as an RPC error (CI saw a drained worker's chain counted as a failed attempt).
-    #[tokio::test]
-    async fn a_chain_is_started_only_once_the_worker_has_accepted_it() {
-        let gate = Arc::new(Notify::new());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr").to_string();
-        let service = WorkerServer::new(GatedWorker(gate.clone()));
-        tokio::spawn(async move {
-            let sec = Security::default();
-            auth::serve_listener(service, listener, &sec, std::future::pending()).await
-        });
-        let worker = connect(&addr).await.expect("connect");
-        let (wtx, wrx) = mpsc::channel(1);
-        wtx.send(worker).await.expect("send worker");
-        let (_stop_tx, stop) = watch::channel(false);
-        let (out, mut events) = mpsc::channel(16);
-        let build: JobBuilder = Arc::new(|_| Job::default());
-        let run = tokio::spawn(dispatch(
-            wrx,
-            vec![0],
-            1,
-            build,
-            DispatchOptions::default(),
-            HashMap::new(),
-            stop,
-            out,
-        ));
-        let early = tokio::time::timeout(Duration::from_millis(500), events.recv()).await;
-        assert!(
-            early.is_err(),
-            "an event before the worker accepted the chain: {early:?}"
-        );
-        gate.notify_one();
-        let first = events.recv().await.expect("an event");
-        assert!(
-            matches!(
-                first,
-                Outcome::Row(Event::Started {
-                    index: 0,
-                    attempt: 1,
-                    ..
-                })
-            ),
-            "{first:?}"
-        );
-        let second = events.recv().await.expect("an event");
-        assert!(
-            matches!(
-                second,
-                Outcome::Finished {
-                    index: 0,
-                    attempts: 1,
-                    ..
-                }
-            ),
-            "{second:?}"
-        );
-        drop(wtx);
-        run.await.expect("dispatch ends");
-    }
-}
+mod tests;

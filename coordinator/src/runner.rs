@@ -23,7 +23,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use prost::Message;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WorkerHandle};
+use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WireJob, WorkerHandle};
 use crate::eta::CostEstimate;
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
@@ -186,7 +186,7 @@ fn job_builder(
     Ok(Arc::new(move |i: usize| {
         let j = &jobs[i];
         let c = &cells[j.cell];
-        Job {
+        let job = Job {
             protocol_version: PROTOCOL_VERSION,
             job_id: j.job_id.clone(),
             model: c.model.clone(),
@@ -201,16 +201,22 @@ fn job_builder(
                 replicate: j.seed.replicate,
                 chain: j.seed.chain,
             }),
-            observed: c
-                .observed
-                .get(j.replicate as usize)
-                .map(|o| o.as_ref().clone())
-                .unwrap_or_default(),
+            // Sent once per chain or once per batch (see `dispatch`).
+            observed: Vec::new(),
+            observed_set: 0,
             // Set per dispatch (see `dispatch::slot_loop`).
             resume: None,
             checkpoint_iterations: 0,
             checkpoint_seconds: 0.0,
             checkpoint_at_end: round.is_some(),
+        };
+        WireJob {
+            job,
+            observed: c
+                .observed
+                .get(j.replicate as usize)
+                .cloned()
+                .unwrap_or_default(),
         }
     }))
 }

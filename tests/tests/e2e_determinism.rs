@@ -8,7 +8,7 @@ use std::path::Path;
 use causeway_coordinator::experiment::{ProfileName, plan_from_str};
 use causeway_coordinator::runner::{RunOptions, Workers, run, start_local_workers};
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
-use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job};
+use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job, JobBatch};
 use tonic::{Request, Response, Status};
 
 const YAML: &str = r#"
@@ -66,6 +66,13 @@ impl Worker for Flaky {
     }
     type RunChainStream = tokio_stream::wrappers::ReceiverStream<Result<ChainEvent, Status>>;
     async fn run_chain(&self, _r: Request<Job>) -> Result<Response<Self::RunChainStream>, Status> {
+        Err(Status::unavailable("flaky worker: connection reset"))
+    }
+    type RunBatchStream = tokio_stream::wrappers::ReceiverStream<Result<ChainEvent, Status>>;
+    async fn run_batch(
+        &self,
+        _r: Request<JobBatch>,
+    ) -> Result<Response<Self::RunBatchStream>, Status> {
         Err(Status::unavailable("flaky worker: connection reset"))
     }
 }

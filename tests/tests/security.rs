@@ -3,7 +3,7 @@
 use causeway_coordinator::dispatch::connect_secure;
 use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
-use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job};
+use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job, JobBatch};
 use causeway_worker::WorkerService;
 use causeway_worker::auth::{self, Security, Token};
 use tonic::{Request, Response, Status};
@@ -24,6 +24,13 @@ impl Worker for Future99 {
     }
     type RunChainStream = tokio_stream::wrappers::ReceiverStream<Result<ChainEvent, Status>>;
     async fn run_chain(&self, _r: Request<Job>) -> Result<Response<Self::RunChainStream>, Status> {
+        Err(Status::internal("not reached"))
+    }
+    type RunBatchStream = tokio_stream::wrappers::ReceiverStream<Result<ChainEvent, Status>>;
+    async fn run_batch(
+        &self,
+        _r: Request<JobBatch>,
+    ) -> Result<Response<Self::RunBatchStream>, Status> {
         Err(Status::internal("not reached"))
     }
 }

@@ -78,6 +78,26 @@ pub struct Job {
     /// state a later round extends the chain from).
     #[prost(bool, tag = "11")]
     pub checkpoint_at_end: bool,
+    /// In a JobBatch: 1 + the index of the batch's `observed_sets` entry that is this job's
+    /// observed data (`observed` is then empty); 0: `observed` itself.
+    #[prost(uint32, tag = "12")]
+    pub observed_set: u32,
+}
+/// The observed matrices of one (dataset, replicate), sent once per batch however many of its
+/// jobs use them.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ObservedSet {
+    #[prost(message, repeated, tag = "1")]
+    pub observed: ::prost::alloc::vec::Vec<Matrix>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct JobBatch {
+    #[prost(uint32, tag = "1")]
+    pub protocol_version: u32,
+    #[prost(message, repeated, tag = "2")]
+    pub jobs: ::prost::alloc::vec::Vec<Job>,
+    #[prost(message, repeated, tag = "3")]
+    pub observed_sets: ::prost::alloc::vec::Vec<ObservedSet>,
 }
 /// A chain's state after `iteration` iterations (issue 13): enough to go on byte-identically on
 /// any worker of the same code version. On the stream, `iterations`..`elapsed_seconds` are the

@@ -133,5 +133,33 @@ pub mod worker_client {
                 .insert(GrpcMethod::new("causeway.v1.Worker", "RunChain"));
             self.inner.server_streaming(req, path, codec).await
         }
+        /// Run many short chains, one after another on one slot: a stream of progress events (`done`
+        /// counts the batch's finished chains) and one ChainResult per job, in the batch's order. The
+        /// coordinator batches chains that take a fraction of an RPC's round trip; a chain sent in a
+        /// batch neither resumes from nor sends checkpoints.
+        pub async fn run_batch(
+            &mut self,
+            request: impl tonic::IntoRequest<super::JobBatch>,
+        ) -> std::result::Result<
+            tonic::Response<tonic::codec::Streaming<super::ChainEvent>>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/causeway.v1.Worker/RunBatch",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("causeway.v1.Worker", "RunBatch"));
+            self.inner.server_streaming(req, path, codec).await
+        }
     }
 }

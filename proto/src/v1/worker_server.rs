@@ -27,6 +27,20 @@ pub mod worker_server {
             &self,
             request: tonic::Request<super::Job>,
         ) -> std::result::Result<tonic::Response<Self::RunChainStream>, tonic::Status>;
+        /// Server streaming response type for the RunBatch method.
+        type RunBatchStream: tonic::codegen::tokio_stream::Stream<
+                Item = std::result::Result<super::ChainEvent, tonic::Status>,
+            >
+            + std::marker::Send
+            + 'static;
+        /// Run many short chains, one after another on one slot: a stream of progress events (`done`
+        /// counts the batch's finished chains) and one ChainResult per job, in the batch's order. The
+        /// coordinator batches chains that take a fraction of an RPC's round trip; a chain sent in a
+        /// batch neither resumes from nor sends checkpoints.
+        async fn run_batch(
+            &self,
+            request: tonic::Request<super::JobBatch>,
+        ) -> std::result::Result<tonic::Response<Self::RunBatchStream>, tonic::Status>;
     }
     #[derive(Debug)]
     pub struct WorkerServer<T> {
@@ -176,6 +190,52 @@ pub mod worker_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = RunChainSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.server_streaming(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/causeway.v1.Worker/RunBatch" => {
+                    #[allow(non_camel_case_types)]
+                    struct RunBatchSvc<T: Worker>(pub Arc<T>);
+                    impl<
+                        T: Worker,
+                    > tonic::server::ServerStreamingService<super::JobBatch>
+                    for RunBatchSvc<T> {
+                        type Response = super::ChainEvent;
+                        type ResponseStream = T::RunBatchStream;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::ResponseStream>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::JobBatch>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as Worker>::run_batch(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = RunBatchSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

@@ -29,7 +29,7 @@ use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::coordinator_client::CoordinatorClient;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
-    ChainCheckpoint, ChainEvent, ChainResult, HelloReply, HelloRequest, Job, Progress,
+    ChainCheckpoint, ChainEvent, ChainResult, HelloReply, HelloRequest, Job, JobBatch, Progress,
     RegisterRequest, chain_event,
 };
 use causeway_proto::{CHECKPOINT_REFUSED, CODE_VERSION, DRAINING};
@@ -38,6 +38,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 pub mod auth;
+mod batch;
 pub mod node;
 pub mod process;
 pub mod wire;
@@ -103,7 +104,19 @@ impl WorkerService {
     }
 }
 
-/// Everything that can go wrong before a chain starts, as the reason in a failed result.
+/// The observed data of a job's wire matrices (their shapes checked).
+fn dataset_from_wire(observed: Vec<causeway_proto::v1::Matrix>) -> Result<Dataset, String> {
+    Ok(Dataset {
+        observed: observed
+            .into_iter()
+            .map(matrix_from_wire)
+            .collect::<Result<Vec<_>, _>>()?,
+        truth: Vec::new(),
+    })
+}
+
+/// Everything but the data that can go wrong before a chain starts, as the reason in a failed
+/// result.
 fn prepare(
     job: &Job,
 ) -> Result<
@@ -111,7 +124,6 @@ fn prepare(
         &'static dyn causeway_papers::Model,
         serde_json::Value,
         RunSpec,
-        Dataset,
     ),
     String,
 > {
@@ -119,21 +131,7 @@ fn prepare(
     let params: serde_json::Value =
         serde_json::from_str(&job.params_json).map_err(|e| format!("params_json: {e}"))?;
     let run: RunSpec = serde_json::from_str(&job.run_json).map_err(|e| format!("run_json: {e}"))?;
-    let observed = job
-        .observed
-        .iter()
-        .cloned()
-        .map(matrix_from_wire)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((
-        model,
-        params,
-        run,
-        Dataset {
-            observed,
-            truth: Vec::new(),
-        },
-    ))
+    Ok((model, params, run))
 }
 
 /// Run one job to a result, synchronously. Used by tests and benchmarks; the gRPC handler runs
@@ -168,17 +166,46 @@ pub fn execute_cancellable(
     cancel: &AtomicBool,
     on_checkpoint: &mut dyn FnMut(ChainCheckpoint) -> Result<(), String>,
 ) -> ChainResult {
-    // A chain is a deterministic function of its job: only a cancelled one may succeed if run
-    // again.
-    let failed = |error: String, retryable: bool| ChainResult {
+    match dataset_from_wire(job.observed.clone()) {
+        Ok(data) => execute_on(
+            job,
+            &data,
+            worker_id,
+            progress,
+            cancel,
+            checkpoint_every(job),
+            on_checkpoint,
+        ),
+        Err(e) => failed_result(job, worker_id, e, false),
+    }
+}
+
+/// A failed result of `job`. A chain is a deterministic function of its job: only a cancelled
+/// one (`retryable`) may succeed if run again.
+fn failed_result(job: &Job, worker_id: &str, error: String, retryable: bool) -> ChainResult {
+    ChainResult {
         job_id: job.job_id.clone(),
         ok: false,
         error,
         worker_id: worker_id.to_string(),
         retryable,
         ..Default::default()
-    };
-    let (model, params, run, data) = match prepare(job) {
+    }
+}
+
+/// [`execute_cancellable`] on `data` (the job's observed data, already converted: a batch
+/// converts each of its observed sets once) with the checkpoint policy `every`.
+fn execute_on(
+    job: &Job,
+    data: &Dataset,
+    worker_id: &str,
+    progress: &mut dyn FnMut(u64, u64),
+    cancel: &AtomicBool,
+    every: CheckpointEvery,
+    on_checkpoint: &mut dyn FnMut(ChainCheckpoint) -> Result<(), String>,
+) -> ChainResult {
+    let failed = |error: String, retryable: bool| failed_result(job, worker_id, error, retryable);
+    let (model, params, run) = match prepare(job) {
         Ok(x) => x,
         Err(e) => return failed(e, false),
     };
@@ -209,7 +236,7 @@ pub fn execute_cancellable(
     let mut rng = chain_rng(seed.base_seed, seed.cell, seed.replicate, seed.chain);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
         // An SBC cell's sampler ranks its truth (`causeway_papers::sbc`); others are the model's.
-        let mut sampler = causeway_papers::sbc::chain_sampler(model, &params, &data, &mut rng)?;
+        let mut sampler = causeway_papers::sbc::chain_sampler(model, &params, data, &mut rng)?;
         drive_chain(
             sampler.as_mut(),
             &run,
@@ -218,7 +245,7 @@ pub fn execute_cancellable(
                 progress,
                 cancel,
                 resume,
-                every: checkpoint_every(job),
+                every,
                 on_checkpoint: &mut |c| {
                     let at = c.iteration;
                     on_checkpoint(checkpoint_to_wire(&job.job_id, c)).map_err(|e| {
@@ -271,58 +298,11 @@ impl Worker for WorkerService {
 
     async fn run_chain(&self, req: Request<Job>) -> Result<Response<Self::RunChainStream>, Status> {
         let job = req.into_inner();
-        if job.protocol_version != PROTOCOL_VERSION {
-            return Err(Status::failed_precondition(format!(
-                "protocol version mismatch: coordinator speaks {}, worker speaks {PROTOCOL_VERSION}",
-                job.protocol_version
-            )));
-        }
-        if self.draining.load(Ordering::SeqCst) {
-            return Err(Status::unavailable(DRAINING));
-        }
-        let permit = self
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| Status::unavailable("worker is shutting down"))?;
-        if self.draining.load(Ordering::SeqCst) {
-            return Err(Status::unavailable(DRAINING));
-        }
+        let permit = self.slot(job.protocol_version).await?;
         let (tx, rx) = mpsc::channel(16);
         let id = self.id.clone();
-        let done = Arc::new(AtomicU64::new(0));
-        let total = Arc::new(AtomicU64::new(0));
-        let cancel = Arc::new(AtomicBool::new(false));
-        let (finished_tx, mut finished_rx) = oneshot::channel::<()>();
-        // Heartbeat: the latest progress every `heartbeat`, even when an iteration is slow; a
-        // closed stream (the coordinator cancelled or vanished) stops the chain.
-        {
-            let (tx, done, total, cancel) =
-                (tx.clone(), done.clone(), total.clone(), cancel.clone());
-            let every = self.heartbeat;
-            tokio::spawn(async move {
-                let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-                loop {
-                    tokio::select! {
-                        _ = &mut finished_rx => return,
-                        _ = tx.closed() => {
-                            cancel.store(true, Ordering::Relaxed);
-                            return;
-                        }
-                        _ = tick.tick() => {
-                            let ev = ChainEvent {
-                                event: Some(chain_event::Event::Progress(Progress {
-                                    done: done.load(Ordering::Relaxed),
-                                    total: total.load(Ordering::Relaxed),
-                                })),
-                            };
-                            let _ = tx.try_send(Ok(ev));
-                        }
-                    }
-                }
-            });
-        }
+        let beat = Heartbeat::start(&tx, self.heartbeat);
+        let (done, total, cancel) = (beat.done.clone(), beat.total.clone(), beat.cancel.clone());
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let mut progress = |d: u64, t: u64| {
@@ -341,9 +321,107 @@ impl Worker for WorkerService {
             let _ = tx.blocking_send(Ok(ChainEvent {
                 event: Some(chain_event::Event::Result(result)),
             }));
-            let _ = finished_tx.send(());
+            beat.finish();
         });
         Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    type RunBatchStream = EventStream;
+
+    async fn run_batch(
+        &self,
+        req: Request<JobBatch>,
+    ) -> Result<Response<Self::RunBatchStream>, Status> {
+        let batch = req.into_inner();
+        let permit = self.slot(batch.protocol_version).await?;
+        let (tx, rx) = mpsc::channel(64);
+        let beat = Heartbeat::start(&tx, self.heartbeat);
+        let id = self.id.clone();
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            batch::run(batch, &id, &tx, &beat);
+            beat.finish();
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}
+
+impl WorkerService {
+    /// A slot for one chain or one batch sent in protocol `version`: refused on another
+    /// version, and (`UNAVAILABLE: draining`) once draining, also when the drain began while
+    /// waiting for the slot.
+    async fn slot(&self, version: u32) -> Result<tokio::sync::OwnedSemaphorePermit, Status> {
+        if version != PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "protocol version mismatch: coordinator speaks {version}, worker speaks {PROTOCOL_VERSION}"
+            )));
+        }
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(Status::unavailable(DRAINING));
+        }
+        let permit = self
+            .slots
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| Status::unavailable("worker is shutting down"))?;
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(Status::unavailable(DRAINING));
+        }
+        Ok(permit)
+    }
+}
+
+/// A running RPC's liveness: a `Progress` event with the latest `done` / `total` every
+/// `every`, even when an iteration (or a batch's chain) is slow; a closed stream (the
+/// coordinator cancelled or vanished) sets `cancel`, which stops the chain between two
+/// iterations.
+struct Heartbeat {
+    done: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+    cancel: Arc<AtomicBool>,
+    finished: oneshot::Sender<()>,
+}
+
+impl Heartbeat {
+    fn start(tx: &mpsc::Sender<Result<ChainEvent, Status>>, every: Duration) -> Heartbeat {
+        let done = Arc::new(AtomicU64::new(0));
+        let total = Arc::new(AtomicU64::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (finished, mut finished_rx) = oneshot::channel::<()>();
+        let (tx, d, t, c) = (tx.clone(), done.clone(), total.clone(), cancel.clone());
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            loop {
+                tokio::select! {
+                    _ = &mut finished_rx => return,
+                    _ = tx.closed() => {
+                        c.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    _ = tick.tick() => {
+                        let ev = ChainEvent {
+                            event: Some(chain_event::Event::Progress(Progress {
+                                done: d.load(Ordering::Relaxed),
+                                total: t.load(Ordering::Relaxed),
+                            })),
+                        };
+                        let _ = tx.try_send(Ok(ev));
+                    }
+                }
+            }
+        });
+        Heartbeat {
+            done,
+            total,
+            cancel,
+            finished,
+        }
+    }
+
+    /// The RPC has sent its last event: the heartbeat stops.
+    fn finish(self) {
+        let _ = self.finished.send(());
     }
 }
 

@@ -1,0 +1,214 @@
+//! Batches of short chains: a slot task that sees its chains finish in a fraction of an RPC's
+//! round trip sends the next ones in one `RunBatch` call, each (dataset, replicate) once, and
+//! settles each chain as its result arrives (the worker sends them in the batch's order).
+//!
+//! A slot starts with single chains (`RunChain`, with heartbeats, leases, checkpoints and
+//! resumes) and measures their wall time per chain, the RPC included; the next call carries
+//! about [`BATCH_WALL`] of work, at most [`MAX_BATCH`] chains and at most half the queue's
+//! share of one slot (the last chains of a run still spread over every slot). Chains of
+//! [`BATCH_WALL`] or more always go alone, and so do a chain with a stored checkpoint and every
+//! chain of a convergence-driven round (it must end with a checkpoint). A batched chain's
+//! result is vetted and settled exactly like a single chain's; a failed call (lost lease,
+//! closed stream, an answer out of order) counts one attempt for each chain without a result.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use causeway_papers::RunSpec;
+use causeway_proto::PROTOCOL_VERSION;
+use causeway_proto::v1::{JobBatch, ObservedSet, chain_event};
+use tokio::sync::mpsc;
+
+use super::{
+    Outcome, RpcError, Shared, WireJob, WorkerHandle, lease_lost, read_to_end, rpc_error, settle,
+    vet,
+};
+use crate::store::Event;
+
+/// The wall time a batch aims at: long enough that the RPC's own cost (≈ 0.1–0.5 ms) is a few
+/// percent of it, short enough that a lost worker costs little and the last chains spread.
+pub(super) const BATCH_WALL: Duration = Duration::from_millis(25);
+
+/// The most chains in one batch.
+pub(super) const MAX_BATCH: usize = 512;
+
+/// A slot's batch size, from the wall time per chain it has seen.
+#[derive(Debug, Default)]
+pub(super) struct Pace {
+    per_chain: Option<f64>,
+    never: bool,
+}
+
+impl Pace {
+    /// Chains for the next call (1: a single chain).
+    pub(super) fn size(&self) -> usize {
+        match self.per_chain {
+            Some(t) if !self.never && t > 0.0 => {
+                ((BATCH_WALL.as_secs_f64() / t).floor() as usize).clamp(1, MAX_BATCH)
+            }
+            _ => 1,
+        }
+    }
+
+    /// This run's chains must go alone (they end with a checkpoint).
+    pub(super) fn never(&mut self) {
+        self.never = true;
+    }
+
+    /// A call of `n` chains took `elapsed`: the estimate moves halfway to its wall per chain.
+    pub(super) fn observe(&mut self, elapsed: Duration, n: usize) {
+        let t = elapsed.as_secs_f64() / n.max(1) as f64;
+        self.per_chain = Some(self.per_chain.map_or(t, |p| 0.5 * (p + t)));
+    }
+}
+
+/// `first` and up to `size - 1` more queued chains without a stored checkpoint (a chain with
+/// one goes alone, to resume), at most half the queue's share of one slot.
+pub(super) async fn take_more(shared: &Shared, first: (u32, u32), size: usize) -> Vec<(u32, u32)> {
+    let mut v = vec![first];
+    if size <= 1 {
+        return v;
+    }
+    let Ok(checkpoints) = shared
+        .checkpoints
+        .lock()
+        .map(|m| m.keys().copied().collect::<Vec<_>>())
+    else {
+        return v;
+    };
+    if checkpoints.contains(&first.0) {
+        return v;
+    }
+    let mut q = shared.queue.lock().await;
+    let slots = shared.slots.load(Ordering::SeqCst).max(1);
+    let size = size.min(1 + q.len() / (2 * slots));
+    while v.len() < size {
+        match q.front() {
+            Some(&(i, a)) if !checkpoints.contains(&i) => {
+                q.pop_front();
+                v.push((i, a));
+            }
+            _ => break,
+        }
+    }
+    v
+}
+
+/// Run `jobs` (plan index, attempts so far) in one `RunBatch` call on `w`, settling each chain
+/// as its result comes. Returns whether this worker keeps its slot.
+pub(super) async fn run(
+    w: &mut WorkerHandle,
+    shared: &Shared,
+    out: &mpsc::Sender<Outcome>,
+    jobs: Vec<(u32, u32)>,
+) -> bool {
+    let lease = shared.opts.lease_timeout;
+    let mut sets: Vec<ObservedSet> = Vec::new();
+    // Keyed by the shared data's address (as usize: the map is held across awaits).
+    let mut set_of: HashMap<usize, u32> = HashMap::new();
+    let mut ids = Vec::with_capacity(jobs.len());
+    let mut specs: Vec<Option<RunSpec>> = Vec::with_capacity(jobs.len());
+    let mut spec_of: HashMap<String, Option<RunSpec>> = HashMap::new();
+    let mut wire = Vec::with_capacity(jobs.len());
+    for &(index, _) in &jobs {
+        let WireJob { mut job, observed } = (shared.build)(index as usize);
+        job.observed_set = *set_of
+            .entry(Arc::as_ptr(&observed) as usize)
+            .or_insert_with(|| {
+                sets.push(ObservedSet {
+                    observed: observed.as_ref().clone(),
+                });
+                sets.len() as u32
+            });
+        job.checkpoint_iterations = 0;
+        job.checkpoint_seconds = 0.0;
+        let spec = spec_of
+            .entry(job.run_json.clone())
+            .or_insert_with(|| serde_json::from_str::<RunSpec>(&job.run_json).ok());
+        specs.push(*spec);
+        ids.push(job.job_id.clone());
+        wire.push(job);
+    }
+    let batch = JobBatch {
+        protocol_version: PROTOCOL_VERSION,
+        jobs: wire,
+        observed_sets: sets,
+    };
+    let mut stream = match tokio::time::timeout(lease, w.client.run_batch(batch)).await {
+        Err(_) => return fail_rest(w, shared, out, &jobs, lease_lost(lease)).await,
+        Ok(Err(s)) => return fail_rest(w, shared, out, &jobs, rpc_error(s)).await,
+        Ok(Ok(r)) => r.into_inner(),
+    };
+    // The worker answered: it holds a slot for these chains.
+    for &(index, attempts) in &jobs {
+        let started = Event::Started {
+            index: index as usize,
+            attempt: attempts + 1,
+            worker: w.id.clone(),
+            resumed_from: None,
+        };
+        let _ = out.send(Outcome::Row(started)).await;
+    }
+    let mut next = 0;
+    let mut keep = true;
+    let error = loop {
+        if next == jobs.len() {
+            read_to_end(&mut stream, lease).await;
+            return keep;
+        }
+        match tokio::time::timeout(lease, stream.message()).await {
+            Err(_) => break lease_lost(lease),
+            Ok(Ok(Some(ev))) => {
+                let Some(chain_event::Event::Result(r)) = ev.event else {
+                    continue;
+                };
+                if r.job_id != ids[next] {
+                    break RpcError::Failed(format!(
+                        "the worker answered chain {:?} where {:?} was next in its batch",
+                        r.job_id, ids[next]
+                    ));
+                }
+                let (index, attempts) = jobs[next];
+                let outcome = vet(
+                    Ok(r),
+                    specs[next].as_ref(),
+                    false,
+                    shared,
+                    out,
+                    index as usize,
+                );
+                let outcome = outcome.await;
+                keep &= settle(w, shared, out, index, attempts, outcome, false).await;
+                next += 1;
+            }
+            Ok(Ok(None)) => {
+                break RpcError::Failed(
+                    "worker closed the stream before sending every result of its batch".into(),
+                );
+            }
+            Ok(Err(s)) => break rpc_error(s),
+        }
+    };
+    fail_rest(w, shared, out, &jobs[next..], error).await
+}
+
+/// Settle every chain of `jobs` with `error` (a failed or refused call); the worker loses its
+/// slot. Logged once for the batch.
+async fn fail_rest(
+    w: &WorkerHandle,
+    shared: &Shared,
+    out: &mpsc::Sender<Outcome>,
+    jobs: &[(u32, u32)],
+    error: RpcError,
+) -> bool {
+    if let RpcError::Failed(e) = &error {
+        tracing::warn!(worker = %w.addr, chains = jobs.len(), "batch RPC failed: {e}");
+    }
+    let mut keep = true;
+    for &(index, attempts) in jobs {
+        keep &= settle(w, shared, out, index, attempts, Err(error.clone()), false).await;
+    }
+    keep
+}
