@@ -14,6 +14,10 @@ use crate::report::figures::{self, Line, Panel};
 use crate::report::{ReportError, Table, se};
 use crate::rundir::{Manifest, RunDir};
 
+/// The synthetic datasets behind the thesis's accuracy (003, §5.3: 36 settings × R 1..5 × 3
+/// hypotheses; Fig. 5.2's confusion matrices count 3 × 180).
+const THESIS_DATASETS: u64 = 540;
+
 /// The synthetic cases of a run, per method: cells grouped by dataset (the true hypothesis,
 /// setting and R come from the dataset spec), max over the fitted R per fitted hypothesis.
 /// Datasets missing a fitted hypothesis are left out.
@@ -201,6 +205,18 @@ fn summary_frame(
     }
     let acc_se = se::binomial_ses(&s_acc, &s_n);
     let acc_n = s_n.clone();
+    // `z_paper`: our accuracy against the thesis's, each a proportion of its own datasets (the
+    // thesis's Fig. 5.2 matrices count THESIS_DATASETS), over √(se² + se_thesis²).
+    let z_paper: Vec<Option<f64>> = s_acc
+        .iter()
+        .zip(&s_acc_thesis)
+        .zip(&acc_se)
+        .map(|((a, t), se)| {
+            let se_thesis = se::binomial_se(*t, THESIS_DATASETS);
+            t.is_finite()
+                .then(|| (a - t) / (se.powi(2) + se_thesis.powi(2)).sqrt())
+        })
+        .collect();
     let mut s_cols: Vec<Column> = vec![
         Series::new("method".into(), s_method).into(),
         Series::new("datasets".into(), s_n).into(),
@@ -218,6 +234,7 @@ fn summary_frame(
         );
     }
     se::push_se(&mut s_cols, "accuracy", acc_se, Some(acc_n));
+    s_cols.push(Series::new("z_paper".into(), z_paper).into());
     for k in 0..3 {
         se::push_se(
             &mut s_cols,
