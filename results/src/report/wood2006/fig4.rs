@@ -25,14 +25,21 @@ use causeway_papers::wood2006::evaluation::{
 /// `000_64a353240e4f1919.txt`): sum absolute differences between `diag(Z Zᵀ)` (resp. the upper
 /// triangle of `Z Zᵀ`) and `diag(E[Z Zᵀ])` (resp. its upper triangle), with E[Z Zᵀ] "computed over
 /// samples" — here the samples of iterations 1..=r (no burn-in, as the paper) pooled over all the
-/// dataset's chains ([`pooled_errors_at`]), not the mean over chains of per-chain errors. Seconds
-/// are the mean over the chains of each chain's wall-clock time.
+/// dataset's chains ([`pooled_errors_at`]); beside them, `…, per chain`: the mean over the
+/// dataset's chains of each chain's own errors (a chain stuck in its own mode scores worse
+/// alone than pooled). Seconds are the mean over the chains of each chain's wall-clock time.
 pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let long = per_dataset(rd, m)?;
     let agg = mean_sd_by(
         &long,
         &["cell", "iterations"],
-        &["in_degree_error", "structure_error", "seconds"],
+        &[
+            "in_degree_error",
+            "structure_error",
+            "seconds",
+            "in_degree_error_chain",
+            "structure_error_chain",
+        ],
     )?;
     let cells: Vec<usize> = u64s(&agg, "cell")?
         .into_iter()
@@ -48,6 +55,14 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         f64s(&agg, "structure_error_sd")?,
     );
     let (tm, tsd) = (f64s(&agg, "seconds_mean")?, f64s(&agg, "seconds_sd")?);
+    let (icm, icsd) = (
+        f64s(&agg, "in_degree_error_chain_mean")?,
+        f64s(&agg, "in_degree_error_chain_sd")?,
+    );
+    let (scm, scsd) = (
+        f64s(&agg, "structure_error_chain_mean")?,
+        f64s(&agg, "structure_error_chain_sd")?,
+    );
     let mut cols: Vec<Column> = vec![
         Series::new(
             "structure".into(),
@@ -66,6 +81,8 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         pm_column("in-degree error", &im, &isd),
         pm_column("structure error", &sm, &ssd),
         pm_column("seconds", &tm, &tsd),
+        pm_column("in-degree error, per chain", &icm, &icsd),
+        pm_column("structure error, per chain", &scm, &scsd),
     ];
     for (n, v) in [
         ("in_degree_mean", &im),
@@ -74,6 +91,10 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
         ("structure_sd", &ssd),
         ("seconds_mean", &tm),
         ("seconds_sd", &tsd),
+        ("in_degree_chain_mean", &icm),
+        ("in_degree_chain_sd", &icsd),
+        ("structure_chain_mean", &scm),
+        ("structure_chain_sd", &scsd),
     ] {
         cols.push(Series::new(n.into(), v.clone()).into());
     }
@@ -84,6 +105,20 @@ pub fn fig4(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>,
     // wall-clock `seconds_*` get none (not compared).
     se::push_mean_sd_se(&mut cols, "in_degree_mean", "in_degree_sd", &isd, &n);
     se::push_mean_sd_se(&mut cols, "structure_mean", "structure_sd", &ssd, &n);
+    se::push_mean_sd_se(
+        &mut cols,
+        "in_degree_chain_mean",
+        "in_degree_chain_sd",
+        &icsd,
+        &n,
+    );
+    se::push_mean_sd_se(
+        &mut cols,
+        "structure_chain_mean",
+        "structure_chain_sd",
+        &scsd,
+        &n,
+    );
     append_convergence(&mut cols, m, conv, &cells);
 
     let notes = findings(m, &cells, &its, &sm);
@@ -113,6 +148,8 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
     let mut rows_in = Vec::new();
     let mut rows_st = Vec::new();
     let mut rows_sec = Vec::new();
+    let mut rows_in_chain = Vec::new();
+    let mut rows_st_chain = Vec::new();
     let timings = rd.read_timings()?;
     let untimed = ChainTiming::default();
     for c in &m.cells {
@@ -138,7 +175,7 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
                 };
                 // A chain whose timing was lost (see `RunDir::read_timing`) has NaN seconds.
                 let t = timings.get(&j.job_id).unwrap_or(&untimed);
-                // Per chain only for its seconds; the errors are pooled below.
+                // Per chain: its seconds, and its own errors beside the pooled ones below.
                 per_chain.push(errors_at(
                     &draws,
                     n,
@@ -161,12 +198,15 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
                 rows_in.push(pooled[ci].0);
                 rows_st.push(pooled[ci].1);
                 rows_sec.push(per_chain.iter().map(|p| p[ci].2).sum::<f64>() / k);
+                rows_in_chain.push(per_chain.iter().map(|p| p[ci].0).sum::<f64>() / k);
+                rows_st_chain.push(per_chain.iter().map(|p| p[ci].1).sum::<f64>() / k);
             }
         }
     }
     Ok(df!(
         "cell" => rows_cell, "replicate" => rows_rep, "iterations" => rows_it,
-        "in_degree_error" => rows_in, "structure_error" => rows_st, "seconds" => rows_sec
+        "in_degree_error" => rows_in, "structure_error" => rows_st, "seconds" => rows_sec,
+        "in_degree_error_chain" => rows_in_chain, "structure_error_chain" => rows_st_chain
     )?)
 }
 
