@@ -12,6 +12,7 @@ mod durability;
 mod fuzz_yaml;
 mod integrity;
 mod sbc;
+mod scale;
 mod score_cli;
 mod statistical_check;
 mod until;
