@@ -457,9 +457,7 @@ async fn settle(
                         result,
                     })
                     .await;
-                if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
-                    shared.wake.notify_waiters();
-                }
+                one_less(shared);
             }
             return true;
         }
@@ -492,9 +490,7 @@ async fn settle(
             error,
         };
         let _ = out.send(Outcome::Row(ev)).await;
-        if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
-            shared.wake.notify_waiters();
-        }
+        one_less(shared);
     } else {
         let ev = Event::Requeued {
             index: i,
@@ -507,6 +503,13 @@ async fn settle(
         shared.wake.notify_waiters();
     }
     keep_worker
+}
+
+/// One job fewer left (finished or failed for good); the last one wakes the dispatcher.
+fn one_less(shared: &Shared) {
+    if shared.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+        shared.wake.notify_waiters();
+    }
 }
 
 /// A chain's outcome as the dispatcher acts on it: a result that is not the whole chain (see

@@ -71,22 +71,19 @@ pub(super) async fn take_more(shared: &Shared, first: (u32, u32), size: usize) -
     if size <= 1 {
         return v;
     }
-    let Ok(checkpoints) = shared
-        .checkpoints
-        .lock()
-        .map(|m| m.keys().copied().collect::<Vec<_>>())
-    else {
+    let mut q = shared.queue.lock().await;
+    // Held only while the queue is read (no await under it).
+    let Ok(checkpoints) = shared.checkpoints.lock() else {
         return v;
     };
-    if checkpoints.contains(&first.0) {
+    if checkpoints.contains_key(&first.0) {
         return v;
     }
-    let mut q = shared.queue.lock().await;
     let slots = shared.slots.load(Ordering::SeqCst).max(1);
     let size = size.min(1 + q.len() / (2 * slots));
     while v.len() < size {
         match q.front() {
-            Some(&(i, a)) if !checkpoints.contains(&i) => {
+            Some(&(i, a)) if !checkpoints.contains_key(&i) => {
                 q.pop_front();
                 v.push((i, a));
             }
@@ -124,10 +121,16 @@ pub(super) async fn run(
             });
         job.checkpoint_iterations = 0;
         job.checkpoint_seconds = 0.0;
-        let spec = spec_of
-            .entry(job.run_json.clone())
-            .or_insert_with(|| serde_json::from_str::<RunSpec>(&job.run_json).ok());
-        specs.push(*spec);
+        // A cell's run spec is parsed once per batch (its chains share the text).
+        let spec = match spec_of.get(&job.run_json) {
+            Some(spec) => *spec,
+            None => {
+                let spec = serde_json::from_str::<RunSpec>(&job.run_json).ok();
+                spec_of.insert(job.run_json.clone(), spec);
+                spec
+            }
+        };
+        specs.push(spec);
         ids.push(job.job_id.clone());
         wire.push(job);
     }

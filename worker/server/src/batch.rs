@@ -33,18 +33,18 @@ pub(crate) fn run(
         seconds: None,
         at_end: false,
     };
-    for (k, job) in batch.jobs.iter().enumerate() {
+    for (k, mut job) in batch.jobs.into_iter().enumerate() {
         if beat.cancel.load(Ordering::Relaxed) {
             return;
         }
         let result: ChainResult = if job.resume.is_some() {
             let why = "a batched chain cannot resume from a checkpoint".to_string();
-            failed_result(job, worker_id, why, false)
+            failed_result(&job, worker_id, why, false)
         } else {
             let own;
             let data = match job.observed_set {
                 0 => {
-                    own = dataset_from_wire(job.observed.clone());
+                    own = dataset_from_wire(std::mem::take(&mut job.observed));
                     own.as_ref().map_err(Clone::clone)
                 }
                 s => sets.get(s as usize - 1).map_or_else(
@@ -59,7 +59,7 @@ pub(crate) fn run(
             };
             match data {
                 Ok(d) => execute_on(
-                    job,
+                    &job,
                     d,
                     worker_id,
                     &mut |_, _| {},
@@ -67,7 +67,7 @@ pub(crate) fn run(
                     no_checkpoints,
                     &mut |_| Ok(()),
                 ),
-                Err(e) => failed_result(job, worker_id, e, false),
+                Err(e) => failed_result(&job, worker_id, e, false),
             }
         };
         beat.done.store(k as u64 + 1, Ordering::Relaxed);
