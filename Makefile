@@ -2,7 +2,7 @@
 #   make reproduce                 every experiment, quick profile (minutes on 2 cores)
 #   make reproduce PROFILE=paper   every experiment at the papers' sizes (hours)
 #   make test                      the test suite (what CI runs)
-#   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, diagnostics)
+#   make bench                     benchmarks (sampler speed, runner overhead, 100k-chain load, one coordinator under simulated workers, diagnostics)
 #   make nightly BASELINE=DIR      every quick profile into runs/nightly/<date>/, checked against DIR
 #   make false-alarms EXPERIMENTS=…  20 chain-seed pairs per experiment, checked --statistical --alpha 0.05
 #   make power [CASE=pattern]      each deliberate-bug switch in 20 chain seeds against a correct run

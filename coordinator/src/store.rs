@@ -197,7 +197,7 @@ pub enum Event {
         attempts: u32,
         worker: String,
         timing: ChainTiming,
-        result: Vec<u8>,
+        result: Box<JournalEntry>,
     },
     /// Given up after `attempts` (model failure or RPC failures), or its result could not be
     /// stored.
@@ -662,7 +662,8 @@ impl Writer {
 
 pub mod seal;
 mod writer;
-pub use seal::{SealError, Sealer};
+pub use seal::{JournalEntry, SealError, Sealer};
+use seal::{Sealed, record_sealed, seal_held};
 use writer::write_loop;
 
 #[cfg(test)]

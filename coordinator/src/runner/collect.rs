@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use crate::dispatch::Outcome;
 use crate::eta::CostEstimate;
 use crate::round::Round;
+use crate::store::JournalEntry;
 use crate::store::seal::journal_entry;
 use crate::store::{self, Event};
 
@@ -65,7 +66,8 @@ pub(super) async fn store_results(
                     bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
                     last_eta = Some(std::time::Instant::now());
                 }
-                writes.spawn_blocking(move || write_result(index, attempts, result));
+                let job_id = jobs[index].job_id.clone();
+                writes.spawn_blocking(move || write_result(index, &job_id, attempts, result));
                 while writes.len() > max_writes {
                     if let Some(Ok(done)) = writes.join_next().await {
                         settle(writer, &mut ok, &mut full, done);
@@ -131,20 +133,19 @@ type Stored = (
     usize,
     u32,
     String,
-    Result<(ChainTiming, Vec<u8>), (String, bool)>,
+    Result<(ChainTiming, Box<JournalEntry>), (String, bool)>,
 );
 
-/// Check and encode one finished chain's result for the journal (on a blocking thread).
-fn write_result(index: usize, attempts: u32, result: ChainResult) -> Stored {
+/// Check and encode plan job `index` (`job_id`)'s result for the journal and its shard (on a
+/// blocking thread).
+fn write_result(index: usize, job_id: &str, attempts: u32, result: ChainResult) -> Stored {
     let worker = result.worker_id.clone();
-    let stored = journal_entry(&result)
-        .map(|entry| {
-            let timing = ChainTiming {
-                iterations: result.iterations,
-                elapsed_seconds: result.elapsed_seconds,
-            };
-            (timing, entry)
-        })
+    let timing = ChainTiming {
+        iterations: result.iterations.clone(),
+        elapsed_seconds: result.elapsed_seconds.clone(),
+    };
+    let stored = journal_entry(index, job_id, result)
+        .map(|entry| (timing, Box::new(entry)))
         .map_err(|e| (e, false));
     (index, attempts, worker, stored)
 }

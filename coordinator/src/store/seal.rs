@@ -7,12 +7,13 @@
 //! and records the files' digest. Killed between the rename and that transaction, the journal
 //! still holds the rows, and sealing them again writes the same bytes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use causeway_proto::v1::ChainResult;
 use causeway_results::rundir::RunDir;
-use causeway_results::rundir::shards::{SealedChain, check_sizes, shard_jobs, shard_of};
-use causeway_worker::wire::{chain_output_from_result, matrix_from_wire};
+use causeway_results::rundir::digest::Digest;
+use causeway_results::rundir::shards::{SealedChain, shard_jobs, shard_of};
+use causeway_worker::wire::chain_output_from_result;
 use prost::Message as _;
 use rusqlite::{Connection, params};
 
@@ -33,29 +34,35 @@ impl SealError {
     }
 }
 
-/// A finished chain's result as the journal stores it (protobuf `ChainResult`), its sizes and
-/// summary matrices checked first, so that sealing it cannot fail on them.
+/// A finished chain's result twice: as the journal stores it (`bytes`, protobuf `ChainResult`,
+/// until its shard is sealed) and as its shard will (`chain`, held in memory so that sealing
+/// does not read the journal back).
+#[derive(Debug, Clone)]
+pub struct JournalEntry {
+    pub bytes: Vec<u8>,
+    pub chain: SealedChain,
+}
+
+/// Plan job `index` (`job_id`)'s result for the journal and its shard, its sizes and summary
+/// matrices checked first, so that sealing it cannot fail on them.
 ///
 /// # Errors
 /// A summary matrix or sizes that do not fit (as [`SealedChain::new`] checks them).
-pub fn journal_entry(result: &ChainResult) -> Result<Vec<u8>, String> {
-    check_sizes(
-        &result.job_id,
-        result.iterations.len(),
-        [
-            (result.trace_names.len(), result.trace.len()),
-            (result.stat_names.len(), result.stats.len()),
-        ],
-        result.elapsed_seconds.len(),
-    )?;
-    for m in &result.summary {
-        matrix_from_wire(m.clone()).map_err(|e| format!("{}: {e}", result.job_id))?;
-    }
-    Ok(result.encode_to_vec())
+pub fn journal_entry(
+    index: usize,
+    job_id: &str,
+    result: ChainResult,
+) -> Result<JournalEntry, String> {
+    let bytes = result.encode_to_vec();
+    let chain = chain_output_from_result(result)
+        .and_then(|out| SealedChain::new(index, job_id, out))
+        .map_err(|e| format!("{job_id}: {e}"))?;
+    Ok(JournalEntry { bytes, chain })
 }
 
 /// When shards are sealed during a run: once every chain of the shard that the run dispatches
-/// has finished (done, or failed for good), and at the end every shard still with journal rows.
+/// has finished (done, or failed for good), from the chains held in memory; and at the end,
+/// from the journal, every shard still with journal rows.
 pub struct Sealer {
     rd: RunDir,
     n_jobs: usize,
@@ -63,6 +70,8 @@ pub struct Sealer {
     left: Vec<usize>,
     /// Whether a chain of this run is not yet finished.
     open: Vec<bool>,
+    /// This run's done chains of shards not yet sealed.
+    held: HashMap<usize, Vec<SealedChain>>,
 }
 
 impl Sealer {
@@ -82,31 +91,88 @@ impl Sealer {
             n_jobs,
             left,
             open,
+            held: HashMap::new(),
         }
     }
 
-    /// Chain `index` finished (its event committed); returns its shard if that was the run's
-    /// last chain of it: the shard to seal now. A result stored again later (a duplicate) waits
-    /// for [`Sealer::seal_all`].
-    pub fn finished(&mut self, index: usize) -> Option<usize> {
+    /// The run directory the shards are written to.
+    pub fn run_dir(&self) -> &RunDir {
+        &self.rd
+    }
+
+    /// Hold a done chain (its journal row committed) until its shard is sealed; a chain this
+    /// run has already seen finish (a duplicate) is left to the journal.
+    pub fn hold(&mut self, chain: SealedChain) {
+        let i = chain.index();
+        if self.open.get(i).copied().unwrap_or(false) {
+            let shard = shard_of(i, self.n_jobs);
+            self.held.entry(shard).or_default().push(chain);
+        }
+    }
+
+    /// Chain `index` finished (its event committed); returns its shard and the chains held for
+    /// it if that was the run's last chain of it: the shard to seal now. A result stored again
+    /// later (a duplicate) stays in the journal for [`Sealer::seal_all`].
+    pub fn finished(&mut self, index: usize) -> Option<(usize, Vec<SealedChain>)> {
         if !self.open.get(index).copied().unwrap_or(false) {
             return None;
         }
         self.open[index] = false;
         let shard = shard_of(index, self.n_jobs);
         self.left[shard] -= 1;
-        (self.left[shard] == 0).then_some(shard)
-    }
-
-    /// Seal shard `shard` now (nothing to do if it has no journal rows).
-    pub fn seal(&self, conn: &mut Connection, shard: usize) -> Result<(), SealError> {
-        seal_shard(conn, &self.rd, self.n_jobs, shard)
+        (self.left[shard] == 0).then(|| (shard, self.held.remove(&shard).unwrap_or_default()))
     }
 
     /// Seal every shard with journal rows (the end of a run).
     pub fn seal_all(&self, conn: &mut Connection) -> Result<(), SealError> {
         seal_journal(conn, &self.rd, self.n_jobs)
     }
+}
+
+/// A shard written from held chains: its plan indices (their journal rows are deleted once the
+/// digest is recorded) and the files' digest.
+pub struct Sealed {
+    pub shard: usize,
+    pub indices: Vec<usize>,
+    pub digest: Result<Digest, causeway_results::rundir::StoreError>,
+}
+
+/// Write `chains` into shard `shard`'s files (merged with what it stores).
+pub fn seal_held(rd: &RunDir, shard: usize, chains: Vec<SealedChain>) -> Sealed {
+    let indices = chains.iter().map(SealedChain::index).collect();
+    Sealed {
+        shard,
+        indices,
+        digest: rd.seal_shard(shard, chains),
+    }
+}
+
+/// Record shards written by [`seal_held`] in one transaction: each one's journal rows deleted
+/// and its digest recorded. A shard whose files failed keeps its rows (a rerun seals them);
+/// its error is returned after the others are recorded.
+pub fn record_sealed(conn: &mut Connection, sealed: Vec<Sealed>) -> Result<(), SealError> {
+    let tx = conn.transaction()?;
+    let mut first_error = None;
+    {
+        let mut forget = tx.prepare_cached("DELETE FROM journal WHERE idx = ?1")?;
+        let mut digest =
+            tx.prepare_cached("INSERT OR REPLACE INTO shards (shard, xxh3_128) VALUES (?1, ?2)")?;
+        for s in sealed {
+            match s.digest {
+                Ok(d) => {
+                    for i in s.indices {
+                        forget.execute([i as i64])?;
+                    }
+                    digest.execute(params![s.shard as i64, d.as_slice()])?;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(SealError::Files(e));
+                }
+            }
+        }
+    }
+    tx.commit()?;
+    first_error.map_or(Ok(()), Err)
 }
 
 /// Seal every shard that has rows in the journal: what a killed run left, or the end of a run.

@@ -44,7 +44,7 @@ fn events_are_committed_and_idempotent() {
             attempts: 1,
             worker: "a".into(),
             timing: ChainTiming::default(),
-            result: vec![7],
+            result: entry(0),
         });
     }
     w.send(Event::Failed {
@@ -98,7 +98,7 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         attempts: 1,
         worker: "a".into(),
         timing: ChainTiming::default(),
-        result: vec![7],
+        result: entry(0),
     });
     // A late checkpoint of a done chain is not kept.
     w.checkpoint(0, ckpt(30, &[3]));
@@ -110,7 +110,7 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
         .conn
         .query_row("SELECT result FROM journal WHERE idx = 0", [], |r| r.get(0))
         .expect("the result in the journal");
-    assert_eq!(journal, vec![7]);
+    assert_eq!(journal, entry(0).bytes);
     let resumes: (i64, i64, i64, Option<f64>) = store
         .conn
         .query_row(
@@ -165,6 +165,11 @@ fn a_damaged_stored_checkpoint_is_refused_and_a_forgotten_one_is_gone() {
     assert!(store.ends(&[2]).expect("ends").is_empty());
 }
 
+/// Job `i`'s journal entry.
+fn entry(i: usize) -> Box<JournalEntry> {
+    Box::new(seal::journal_entry(i, &format!("job{i}"), result(i)).expect("entry"))
+}
+
 /// Job `i`'s result as a worker sends it: two rows of one traced scalar.
 fn result(i: usize) -> causeway_proto::v1::ChainResult {
     causeway_proto::v1::ChainResult {
@@ -208,13 +213,12 @@ fn shards_are_sealed_from_the_journal_whatever_the_order() {
         let all: Vec<usize> = (0..n).collect();
         let w = store.into_writer(seal.then(|| Sealer::new(rd.clone(), n, &all)));
         for (k, &i) in order.iter().enumerate() {
-            let r = result(i);
             w.send(Event::Done {
                 index: i,
                 attempts: 1,
                 worker: "w".into(),
                 timing: ChainTiming::default(),
-                result: seal::journal_entry(&r).expect("entry"),
+                result: entry(i),
             });
             if k == 2 && seal {
                 w.flush().expect("flush");

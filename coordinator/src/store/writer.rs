@@ -1,8 +1,9 @@
 //! The job table's writer thread: batches of events and checkpoints, each batch one
-//! transaction; checkpoints are encoded and sealed here, off the dispatcher, and so are the
-//! shards whose chains have finished (`seal`).
+//! transaction; checkpoints are encoded and sealed here, off the dispatcher. The shards whose
+//! chains have finished are written by a thread of its own (`Sealing`) and recorded here.
 
 use super::*;
+use causeway_results::rundir::shards::SealedChain;
 
 // Returned once, when the writer thread ends (see `into_writer`).
 #[allow(clippy::result_large_err)]
@@ -10,14 +11,20 @@ pub(super) fn write_loop(
     mut store: JobStore,
     rx: mpsc::Receiver<Msg>,
     failed: &std::sync::atomic::AtomicBool,
-    mut sealer: Option<Sealer>,
+    sealer: Option<Sealer>,
 ) -> Result<JobStore, (JobStore, JobTableError)> {
     let mut first_error: Option<JobTableError> = None;
+    let path = store.path.clone();
     let mut record = |e: JobTableError| {
         tracing::error!("{e}");
         failed.store(true, std::sync::atomic::Ordering::SeqCst);
         first_error.get_or_insert(e);
     };
+    let seal_error = |source: SealError| JobTableError::Seal {
+        path: path.clone(),
+        source,
+    };
+    let mut sealing = sealer.and_then(Sealing::start);
     let mut closed = false;
     while !closed {
         let Ok(first) = rx.recv() else { break };
@@ -34,38 +41,52 @@ pub(super) fn write_loop(
                 }
             }
         }
-        match apply(&mut store.conn, &batch) {
-            Err(source) => record(JobTableError::Sqlite {
-                path: store.path.clone(),
-                source,
-            }),
-            Ok(()) => {
-                if let Some(s) = sealer.as_mut()
-                    && let Err(e) = seal_finished(&mut store.conn, s, &batch)
-                {
-                    record(JobTableError::Seal {
-                        path: store.path.clone(),
-                        source: e,
-                    });
+        let applied = match apply(&mut store.conn, &batch) {
+            Ok(()) => true,
+            Err(source) => {
+                record(JobTableError::Sqlite {
+                    path: store.path.clone(),
+                    source,
+                });
+                false
+            }
+        };
+        let mut acks = Vec::new();
+        for m in batch {
+            match m {
+                Msg::Flush(ack) => acks.push(ack),
+                Msg::Event(ev) if applied => {
+                    if let Some(s) = sealing.as_mut() {
+                        s.committed(ev);
+                    }
                 }
+                _ => {}
             }
         }
-        for m in batch {
-            if let Msg::Flush(ack) = m {
-                let _ = ack.send(());
-            }
+        if let Some(s) = sealing.as_mut()
+            && let Err(e) = s.record(&mut store.conn, !acks.is_empty())
+        {
+            record(seal_error(e));
+        }
+        for ack in acks {
+            let _ = ack.send(());
         }
     }
-    // The end of the run: every shard with journal rows, unless the table is failing (a rerun
-    // seals them).
-    if let Some(s) = sealer.as_mut()
-        && !failed.load(std::sync::atomic::Ordering::SeqCst)
-        && let Err(e) = s.seal_all(&mut store.conn)
-    {
-        record(JobTableError::Seal {
-            path: store.path.clone(),
-            source: e,
-        });
+    // The end of the run: the shards being written, then every shard with journal rows, unless
+    // the table is failing (a rerun seals them).
+    if let Some(mut s) = sealing {
+        s.jobs = None;
+        if let Err(e) = s.record(&mut store.conn, true) {
+            record(seal_error(e));
+        }
+        if let Some(t) = s.thread.take() {
+            let _ = t.join();
+        }
+        if !failed.load(std::sync::atomic::Ordering::SeqCst)
+            && let Err(e) = s.sealer.seal_all(&mut store.conn)
+        {
+            record(seal_error(e));
+        }
     }
     match first_error {
         None => Ok(store),
@@ -73,28 +94,87 @@ pub(super) fn write_loop(
     }
 }
 
-/// Seal the shards whose last chain of this run finished in `batch` (committed).
-fn seal_finished(
-    conn: &mut Connection,
-    sealer: &mut Sealer,
-    batch: &[Msg],
-) -> Result<(), SealError> {
-    let mut ready = Vec::new();
-    for m in batch {
-        if let Msg::Event(ev) = m
-            && matches!(
-                ev,
-                Event::Done { .. } | Event::Failed { .. } | Event::Lost { .. }
-            )
-            && let Some(shard) = sealer.finished(ev.index())
-        {
-            ready.push(shard);
+/// Shards written on a thread of their own from the chains held in memory, so that the job
+/// table's writer goes on committing while a shard's files are encoded; each written shard is
+/// recorded (journal rows deleted, digest stored) by the writer, after its files are in place.
+struct Sealing {
+    sealer: Sealer,
+    jobs: Option<mpsc::Sender<(usize, Vec<SealedChain>)>>,
+    done: mpsc::Receiver<Sealed>,
+    in_flight: usize,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Sealing {
+    fn start(sealer: Sealer) -> Option<Sealing> {
+        let (jobs, rx) = mpsc::channel::<(usize, Vec<SealedChain>)>();
+        let (tx, done) = mpsc::channel();
+        let rd = sealer.run_dir().clone();
+        let thread = std::thread::Builder::new()
+            .name("shard sealer".into())
+            .spawn(move || {
+                for (shard, chains) in rx {
+                    if tx.send(seal_held(&rd, shard, chains)).is_err() {
+                        break;
+                    }
+                }
+            });
+        match thread {
+            Ok(t) => Some(Sealing {
+                sealer,
+                jobs: Some(jobs),
+                done,
+                in_flight: 0,
+                thread: Some(t),
+            }),
+            Err(e) => {
+                // Without the thread, the journal keeps every result until the end's sealing.
+                tracing::warn!("cannot start the shard sealer: {e}; shards are sealed at the end");
+                None
+            }
         }
     }
-    for shard in ready {
-        sealer.seal(conn, shard)?;
+
+    /// An event of a committed batch: a done chain is held, and a shard whose last chain of
+    /// this run finished goes to be written.
+    fn committed(&mut self, ev: Event) {
+        let index = ev.index();
+        match ev {
+            Event::Done { result, .. } => self.sealer.hold(result.chain),
+            Event::Failed { .. } | Event::Lost { .. } => {}
+            _ => return,
+        }
+        if let Some((shard, chains)) = self.sealer.finished(index)
+            && !chains.is_empty()
+            && let Some(jobs) = &self.jobs
+            && jobs.send((shard, chains)).is_ok()
+        {
+            self.in_flight += 1;
+        }
     }
-    Ok(())
+
+    /// Record the shards written since the last call; with `wait`, every shard sent (a flush,
+    /// or the end of the run).
+    fn record(&mut self, conn: &mut Connection, wait: bool) -> Result<(), SealError> {
+        let mut sealed = Vec::new();
+        while self.in_flight > 0 {
+            let next = if wait {
+                self.done.recv().ok()
+            } else {
+                self.done.try_recv().ok()
+            };
+            let Some(s) = next else { break };
+            self.in_flight -= 1;
+            sealed.push(s);
+        }
+        if wait {
+            self.in_flight = 0;
+        }
+        if sealed.is_empty() {
+            return Ok(());
+        }
+        record_sealed(conn, sealed)
+    }
 }
 
 impl Event {
@@ -210,7 +290,7 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                             forget.execute([*index as i64])?;
                             let (its, secs) = timing.to_blobs();
                             timed.execute(params![*index as i64, its, secs])?;
-                            journal.execute(params![*index as i64, result])?;
+                            journal.execute(params![*index as i64, result.bytes])?;
                         }
                         Event::Started {
                             index,

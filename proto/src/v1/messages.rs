@@ -74,7 +74,7 @@ pub struct Job {
     pub checkpoint_iterations: u64,
     #[prost(double, tag = "10")]
     pub checkpoint_seconds: f64,
-    /// Also send a checkpoint after the last iteration (convergence-driven runs, issue 13 §2: the
+    /// Also send a checkpoint after the last iteration (convergence-driven runs: the
     /// state a later round extends the chain from).
     #[prost(bool, tag = "11")]
     pub checkpoint_at_end: bool,
@@ -99,7 +99,7 @@ pub struct JobBatch {
     #[prost(message, repeated, tag = "3")]
     pub observed_sets: ::prost::alloc::vec::Vec<ObservedSet>,
 }
-/// A chain's state after `iteration` iterations (issue 13): enough to go on byte-identically on
+/// A chain's state after `iteration` iterations: enough to go on byte-identically on
 /// any worker of the same code version. On the stream, `iterations`..`elapsed_seconds` are the
 /// rows recorded since the previous checkpoint of the same RunChain call (or since its start or
 /// resume point), so no row is sent twice; the coordinator stores the same message with every

@@ -40,6 +40,9 @@ pub(super) struct Cache {
     /// into place or removed there (by another `RunDir` or process) changes it.
     listed: Option<std::time::SystemTime>,
     shards: Vec<(usize, Arc<Shard>)>,
+    /// Whether `chains/` holds files of single chains (written before shards), once looked:
+    /// nothing writes such files any more, so the answer only changes from yes to no.
+    own_files: Option<bool>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -187,6 +190,18 @@ impl RunDir {
     /// Delete job `job_id`'s own files, if an older run directory has them (its chain is now in
     /// a shard).
     pub(super) fn remove_chain_files(&self, job_id: &str) -> Result<(), StoreError> {
+        let any = *self.cache().own_files.get_or_insert_with(|| {
+            fs::read_dir(self.root.join("chains")).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    e.file_name()
+                        .to_str()
+                        .is_some_and(|n| n.ends_with(TRACE_SUFFIX) && !n.starts_with("shard-"))
+                })
+            })
+        });
+        if !any {
+            return Ok(());
+        }
         for suffix in [TRACE_SUFFIX, STATS_SUFFIX, SUMMARY_SUFFIX] {
             remove_if_exists(&self.own_file(job_id, suffix))?;
         }

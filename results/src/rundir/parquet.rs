@@ -386,6 +386,12 @@ impl<'de> Deserialize<'de> for JsonF64 {
 /// `name`, `rows`, `cols`, `values` (row-major; see [`JsonF64`]), `row_names`, `col_names`.
 /// Deterministic: the same matrices give the same bytes.
 pub fn summary_to_json(ms: &[Matrix]) -> String {
+    summary_to_raw_json(ms).get().to_string()
+}
+
+/// [`summary_to_json`]'s text as a JSON value to embed in another JSON document as it is (a
+/// shard's footer), without escaping it as a string.
+pub fn summary_to_raw_json(ms: &[Matrix]) -> Box<serde_json::value::RawValue> {
     let stored: Vec<StoredMatrix> = ms
         .iter()
         .map(|m| StoredMatrix {
@@ -397,8 +403,8 @@ pub fn summary_to_json(ms: &[Matrix]) -> String {
             col_names: m.col_names.clone(),
         })
         .collect();
-    // Serialising strings, integers and numbers into a String cannot fail.
-    serde_json::to_string(&stored).unwrap_or_default()
+    // Serialising strings, integers and numbers cannot fail.
+    serde_json::value::to_raw_value(&stored).unwrap_or_default()
 }
 
 /// Matrices back from [`summary_to_json`]'s text, each checked ([`Matrix::check`]); `path`

@@ -8,7 +8,8 @@
 //!   any of its chains (null where a chain has no such column); a chain's rows are consecutive,
 //!   the chains in plan order. The footer (key [`CHAINS_KEY`], JSON) lists each chain: its plan
 //!   index, job id, row count, its own trace and statistics columns, and its summary matrices
-//!   (the text of [`super::summary_to_json`]).
+//!   (the JSON of [`super::summary_to_json`], embedded as a value; directories written before
+//!   embed it as a string, which reads too).
 //! - `shard-<s>.sample_stats.parquet`: the same for the samplers' statistics, if any chain has
 //!   them.
 //!
@@ -29,12 +30,13 @@ use std::path::{Path, PathBuf};
 use causeway_papers::{ChainOutput, Matrix};
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use super::digest::{Digest, digest_parts};
-use super::parquet::read_parquet_with;
+use super::parquet::{read_parquet_with, summary_to_raw_json};
 use super::{
     RunDir, StoreError, io_err, parquet_bytes, parquet_frame_defect, pl_err, read_parquet,
-    summary_from_json, summary_to_json, write_atomic,
+    summary_from_json, write_atomic,
 };
 
 /// The most shards a run directory's chains are stored in (two files each at most).
@@ -69,9 +71,9 @@ fn shard_number(name: &str) -> Option<usize> {
 }
 
 /// One chain as a shard stores it: its plan index and job id, its rows (row-major, as
-/// [`ChainOutput`]) and its summary as [`summary_to_json`]'s text. Made only by
+/// [`ChainOutput`]) and its summary as [`summary_to_raw_json`]'s JSON. Made only by
 /// [`SealedChain::new`] (sizes checked) or read from a shard, so its sizes always fit.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SealedChain {
     index: usize,
     job_id: String,
@@ -80,10 +82,32 @@ pub struct SealedChain {
     trace: Vec<f64>,
     stat_names: Vec<String>,
     stats: Vec<f64>,
-    summary: String,
+    summary: Box<RawValue>,
+}
+
+impl PartialEq for SealedChain {
+    fn eq(&self, o: &Self) -> bool {
+        (
+            self.index,
+            &self.job_id,
+            &self.iterations,
+            &self.trace_names,
+        ) == (o.index, &o.job_id, &o.iterations, &o.trace_names)
+            && (
+                &self.trace,
+                &self.stat_names,
+                &self.stats,
+                self.summary.get(),
+            ) == (&o.trace, &o.stat_names, &o.stats, o.summary.get())
+    }
 }
 
 impl SealedChain {
+    /// The chain's plan index.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
     /// A chain's deterministic output (its timing is not stored here), its sizes checked.
     ///
     /// # Errors
@@ -102,7 +126,7 @@ impl SealedChain {
         Ok(SealedChain {
             index,
             job_id: job_id.to_string(),
-            summary: summary_to_json(&out.summary),
+            summary: summary_to_raw_json(&out.summary),
             iterations: out.iterations,
             trace_names: out.trace_names,
             trace: out.trace,
@@ -144,7 +168,18 @@ struct ChainMeta {
     rows: usize,
     trace_names: Vec<String>,
     stat_names: Vec<String>,
-    summary: String,
+    #[serde(deserialize_with = "summary_value")]
+    summary: Box<RawValue>,
+}
+
+/// A footer's summary: the JSON value, or (directories written before) its text as a string.
+fn summary_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Box<RawValue>, D::Error> {
+    let raw = Box::<RawValue>::deserialize(d)?;
+    if !raw.get().starts_with('"') {
+        return Ok(raw);
+    }
+    let text: String = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
+    RawValue::from_string(text).map_err(serde::de::Error::custom)
 }
 
 /// A shard read whole: its chains' entries and where their rows start.
@@ -256,7 +291,7 @@ impl Shard {
     /// Job `id`'s summary matrices.
     pub(super) fn summary(&self, id: &str) -> Result<Vec<Matrix>, StoreError> {
         let k = self.chain(id)?;
-        summary_from_json(&self.path, &self.chains[k].summary)
+        summary_from_json(&self.path, self.chains[k].summary.get())
     }
 
     /// Every chain back, to merge with newer results.

@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use super::*;
-use crate::rundir::{SUMMARY_KEY, write_matrices, write_parquet_with};
+use crate::rundir::{SUMMARY_KEY, summary_to_json, write_matrices, write_parquet_with};
 
 fn names(df: &DataFrame) -> Vec<String> {
     df.get_column_names()
@@ -258,4 +258,32 @@ fn older_run_directories_with_a_file_per_chain_still_read() {
         .expect("store");
     assert!(!rd.in_own_files("footer") && rd.chain_done("footer"));
     assert!(!own("footer", ".trace.parquet").exists());
+}
+
+/// A footer lists each chain's summary as a JSON value (not escaped in a string); a footer that
+/// holds it as a string (directories written before) reads to the same chains.
+#[test]
+fn a_footers_summary_reads_as_a_value_or_as_the_older_string() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    rd.store_chains(4, chains(0..4, 2)).expect("store");
+    let path = rd.shard_trace_path(0);
+    let text = crate::rundir::footer_value(&path, CHAINS_KEY)
+        .expect("footer")
+        .expect("chains key");
+    assert!(text.contains(r#""summary":[{"#), "{text}");
+    let mut listed: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
+    for c in &mut listed {
+        let value = c["summary"].take();
+        c["summary"] = serde_json::Value::String(value.to_string());
+    }
+    let older = serde_json::to_string(&listed).expect("json");
+    assert!(older.contains(r#""summary":"[{"#), "{older}");
+    let now = parse_chains(&path, Some(text)).expect("parse");
+    let before = parse_chains(&path, Some(older)).expect("parse the older form");
+    assert_eq!(now.len(), 1);
+    for c in [&now[0], &before[0]] {
+        let back = summary_from_json(&path, c.summary.get()).expect("matrices");
+        assert_eq!(back, output(0, 2).summary);
+    }
 }

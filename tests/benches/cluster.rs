@@ -1,0 +1,264 @@
+//! The cluster case on one machine: one coordinator (this process) driven by simulated workers
+//! (child processes on loopback gRPC) that answer at once, so that the run's pace and CPU are
+//! the coordinator's own, as on a cluster of many cores.
+//!
+//! A simulated worker runs each distinct chain shape once with the real sampler (one per model,
+//! `params.method` and observed-data size) and answers every later chain of that shape with that
+//! result under the chain's job id: the coordinator receives, vets, journals and seals results
+//! of exactly the sizes a real run sends (for paper 003's Cause-Effect Pairs grid, a trace row, a
+//! `sample_stats` row and VB's `r_marginals`), without waiting for any sampling.
+//!
+//! Prints, per grid: chains, wall seconds, chains/s, the coordinator's CPU seconds (user +
+//! system of this process, from `/proc/self/stat`) and its CPU per chain, the workers' CPU, and
+//! the coordinator's peak RSS.
+//!
+//! `cargo bench -p causeway-tests --bench cluster` (also in `make bench`). `CLUSTER_WORKERS`
+//! (default 4) worker processes of `CLUSTER_SLOTS` (default 64) slots each; `CLUSTER_GRIDS` a
+//! comma-separated subset of `cep_shaped,near_empty` (default both); `CLUSTER_CHAINS` the
+//! near-empty grid's size (default 100,000).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use causeway_coordinator::experiment::{Plan, ProfileName, load, plan_from_str};
+use causeway_coordinator::runner::{RunOptions, Workers, run};
+use causeway_proto::v1::worker_server::{Worker, WorkerServer};
+use causeway_proto::v1::{
+    ChainEvent, ChainResult, HelloReply, HelloRequest, Job, JobBatch, chain_event,
+};
+use causeway_worker::WorkerService;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+const CHILD: &str = "CAUSEWAY_CLUSTER_BENCH_WORKER";
+
+/// A chain's shape: model, `params.method` (if any) and the observed matrices' sizes.
+type Shape = (String, String, Vec<(u64, u64)>);
+
+struct Simulated {
+    real: WorkerService,
+    results: Mutex<HashMap<Shape, ChainResult>>,
+}
+
+impl Simulated {
+    /// Job `job`'s answer (its observed data inline): the real result of the first chain of its
+    /// shape, under its own job id.
+    fn answer(&self, job: &Job) -> ChainResult {
+        let method = serde_json::from_str::<serde_json::Value>(&job.params_json)
+            .ok()
+            .and_then(|p| p.get("method")?.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let sizes = job.observed.iter().map(|m| (m.rows, m.cols)).collect();
+        let shape = (job.model.clone(), method, sizes);
+        let mut cache = self.results.lock().expect("cache");
+        let template = cache
+            .entry(shape)
+            .or_insert_with(|| causeway_worker::execute(job, self.real.id(), &mut |_, _| {}));
+        ChainResult {
+            job_id: job.job_id.clone(),
+            ..template.clone()
+        }
+    }
+}
+
+fn result_event(r: ChainResult) -> Result<ChainEvent, Status> {
+    Ok(ChainEvent {
+        event: Some(chain_event::Event::Result(r)),
+    })
+}
+
+type Events = ReceiverStream<Result<ChainEvent, Status>>;
+
+#[tonic::async_trait]
+impl Worker for Simulated {
+    async fn hello(&self, req: Request<HelloRequest>) -> Result<Response<HelloReply>, Status> {
+        self.real.hello(req).await
+    }
+
+    type RunChainStream = Events;
+
+    async fn run_chain(&self, req: Request<Job>) -> Result<Response<Events>, Status> {
+        let (tx, rx) = mpsc::channel(1);
+        let _ = tx.send(result_event(self.answer(&req.into_inner()))).await;
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    type RunBatchStream = Events;
+
+    async fn run_batch(&self, req: Request<JobBatch>) -> Result<Response<Events>, Status> {
+        let batch = req.into_inner();
+        let (tx, rx) = mpsc::channel(batch.jobs.len() + 1);
+        for mut job in batch.jobs {
+            if let Some(set) = (job.observed_set as usize)
+                .checked_sub(1)
+                .and_then(|s| batch.observed_sets.get(s))
+            {
+                job.observed = set.observed.clone();
+            }
+            let _ = tx.send(result_event(self.answer(&job))).await;
+        }
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}
+
+/// The child: serve a simulated worker of `CLUSTER_SLOTS` slots on loopback, print its port,
+/// and serve until the parent closes our stdin.
+fn serve_child(slots: u32) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        println!("{}", listener.local_addr().expect("addr"));
+        let sim = Simulated {
+            real: WorkerService::new(format!("sim-{}", std::process::id()), slots),
+            results: Mutex::new(HashMap::new()),
+        };
+        let stdin_closed = async {
+            let _ = tokio::task::spawn_blocking(|| std::io::stdin().lines().count()).await;
+        };
+        causeway_worker::auth::serve_listener(
+            WorkerServer::new(sim),
+            listener,
+            &causeway_worker::auth::Security::default(),
+            stdin_closed,
+        )
+        .await
+        .expect("serve");
+    });
+}
+
+/// User + system CPU seconds of process `pid` (`self` for this one).
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    f.iter().sum::<f64>() / 100.0
+}
+
+fn peak_rss_mib() -> f64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn spawn_workers(n: usize, slots: u32) -> (Vec<Child>, Vec<String>) {
+    let exe = std::env::current_exe().expect("this bench's path");
+    let mut children = Vec::new();
+    let mut addrs = Vec::new();
+    for _ in 0..n {
+        let mut child = Command::new(&exe)
+            .env(CHILD, slots.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start a simulated worker");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("its port");
+        addrs.push(line.trim().to_string());
+        children.push(child);
+    }
+    (children, addrs)
+}
+
+fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, slots: u32) {
+    let (mut children, addrs) = spawn_workers(workers, slots);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let opts = RunOptions {
+        report: false,
+        ..RunOptions::new(tmp.path().join("run"), Workers::Remote(addrs))
+    };
+    let cpu0 = cpu_seconds("self");
+    let t = Instant::now();
+    let s = rt.block_on(run(plan, &opts)).expect("run");
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds("self") - cpu0;
+    let worker_cpu: f64 = children
+        .iter()
+        .map(|c| cpu_seconds(&c.id().to_string()))
+        .sum();
+    for c in &mut children {
+        drop(c.stdin.take());
+        let _ = c.wait();
+    }
+    assert!(s.failed.is_empty(), "failures: {:?}", &s.failed[..1]);
+    let n = s.ok;
+    let files = walk_count(&tmp.path().join("run"));
+    println!(
+        "cluster grid={name} chains={n} workers={workers}x{slots} wall={wall:.2}s setup={:.2}s \
+         chains_per_s={:.0} coordinator_cpu={cpu:.2}s cpu_per_chain={:.1}us worker_cpu={worker_cpu:.2}s \
+         files={files} peak_rss={:.0}MiB",
+        s.setup_seconds,
+        n as f64 / wall,
+        1e6 * cpu / n as f64,
+        peak_rss_mib(),
+    );
+}
+
+/// Files under `dir`, recursively.
+fn walk_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .map(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => walk_count(&e.path()),
+                _ => 1,
+            })
+            .sum()
+    })
+}
+
+fn main() {
+    if let Ok(slots) = std::env::var(CHILD) {
+        serve_child(slots.parse().unwrap_or(64));
+        return;
+    }
+    let workers = env_or("CLUSTER_WORKERS", 4usize);
+    let slots = env_or("CLUSTER_SLOTS", 64u32);
+    let grids = std::env::var("CLUSTER_GRIDS").unwrap_or("cep_shaped,near_empty".into());
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for grid in grids.split(',') {
+        let plan = match grid {
+            "cep_shaped" => load(
+                &root.join("bench/scaling/cep_shaped.yaml"),
+                ProfileName::Paper,
+                None,
+            ),
+            "near_empty" => plan_from_str(
+                Path::new("near_empty.yaml"),
+                &causeway_tests::trivial_chains_yaml(
+                    "near_empty",
+                    env_or("CLUSTER_CHAINS", 100_000),
+                ),
+                ProfileName::Quick,
+                Some(Path::new(".")),
+            ),
+            other => panic!("CLUSTER_GRIDS: {other}: cep_shaped or near_empty"),
+        }
+        .expect("valid experiment");
+        bench(&rt, grid, &plan, workers, slots);
+    }
+}
