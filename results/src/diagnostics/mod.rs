@@ -61,6 +61,7 @@ use serde::Serialize;
 
 pub use draws::{DiagnosticsError, Draws, MIN_DRAWS, TailProbs};
 pub use io::{ReadError, diagnose_file, read_draws_file, render_json, render_table};
+pub(crate) use rank::quantile_sorted;
 
 /// Free the buffers the diagnostics keep between calls (the pool of draw-sized buffers, up to
 /// 512 MiB after diagnosing millions of draws, and the last Φ⁻¹ table, 4 bytes a draw); returns
@@ -73,7 +74,7 @@ use ess::{
     AutocovPlan, ChainMoments, ChainSet, ess_chains, ess_set, ess_sets_two, rhat_chains,
     rhat_chains_about,
 };
-use rank::{Ranked, folded_z_segments, full_sorted, quantile_select, quantile_sorted};
+use rank::{Ranked, folded_z_segments, full_sorted, quantile_select};
 
 /// The six diagnostics of one variable.
 ///

@@ -2,10 +2,11 @@
 
 use polars::prelude::*;
 
+use crate::diagnostics::quantile_sorted;
 use crate::report::figures;
 use crate::report::se;
 use crate::report::{Convergence, ReportError, Table, append_convergence, json_text};
-use crate::rundir::{CellRecord, JobRecord, Manifest, RunDir, find};
+use crate::rundir::{CellRecord, JobRecord, Manifest, RunDir, find, stored_chains};
 use causeway_papers::Matrix;
 use causeway_papers::metrics::auc;
 
@@ -91,11 +92,13 @@ fn chain_map(
     }
 }
 
-/// §6 analogue on LUCAS: traces and histograms of ε, λ, p, α and K+ (Figure 5); each chain's MAP
+/// §6 analogue on LUCAS: traces and histograms of ε, λ, p, α and K+ (Figure 5) and their
+/// posteriors (pooled mean, sd, 95% interval, the range of chain means); each chain's MAP
 /// structure (Figure 6) by label-invariant figures (K+, links, the number of causes of each
 /// observed variable) as means over chains with their se; and, per hidden true column, the AUC
 /// of its best-matching inferred cause and whether that cause's children include the true ones,
-/// over chains. The best MAP sample's own causes are described in `MAP sample` columns and the
+/// over chains, beside what predicts it without the model (the best single observed column,
+/// the sum of its true children). The best MAP sample's own causes are described in `MAP sample` columns and the
 /// notes (reported, not tested by `check --statistical`).
 ///
 /// Errors: unreadable traces, summaries or datasets; polars; figure output.
@@ -224,7 +227,17 @@ fn cell_tables(
     se::push_estimates(&mut structure_cols, "value", &stats);
     structure_cols.push(Series::new("MAP sample".into(), map_value).into());
 
-    let hidden_cols = hidden_columns(&maps, best, &hidden_names, &expected, &mut notes)?;
+    let baselines: Vec<Baseline> = match (data.observed("x"), hidden) {
+        (Some(x), Some(h)) => baselines(x, h, &expected),
+        _ => Vec::new(),
+    };
+    let hidden_cols = hidden_columns(
+        &maps,
+        best,
+        (&hidden_names, &expected),
+        &baselines,
+        &mut notes,
+    )?;
     let cells_v = vec![c.index];
     let mut conv_cols: Vec<Column> = Vec::new();
     append_convergence(&mut conv_cols, m, conv, &cells_v);
@@ -243,6 +256,7 @@ fn cell_tables(
         notes: vec!["Per chain: the AUC of the posterior mean of y_kt (given the chain's MAP Z and hyperparameters) against the hidden column, for the cause that matches it best; \
                      recovered: that cause's children include the true children.".into()],
     },
+    posterior_table(rd, m, c.index)?,
     Table {
         name: format!("lucas_convergence_cell{}", c.index),
         title: "LUCAS: convergence".into(),
@@ -252,14 +266,137 @@ fn cell_tables(
     ])
 }
 
+/// The hyperparameters' and K+'s posteriors (paper 000 §6 reports ε, λ, p and α): pooled
+/// post-burn-in draws of all chains (mean, sd, 2.5% and 97.5% quantiles) and the lowest and
+/// highest chain mean, which tell chains that disagree apart from a wide posterior.
+const POSTERIOR_SCALARS: [&str; 5] = ["epsilon", "lambda", "p", "alpha", "k_plus"];
+
+/// Cell `cell`'s posterior table (see [`POSTERIOR_SCALARS`]).
+fn posterior_table(rd: &RunDir, m: &Manifest, cell: usize) -> Result<Table, ReportError> {
+    let chains = stored_chains(rd, m, cell, 0, &POSTERIOR_SCALARS)?;
+    let (mut names, mut rows) = (Vec::new(), Vec::new());
+    for (i, name) in POSTERIOR_SCALARS.iter().enumerate() {
+        let per_chain: Vec<Vec<f64>> = chains
+            .iter()
+            .filter_map(|c| c.after_burn_in(i))
+            .filter(|d| !d.is_empty())
+            .collect();
+        if per_chain.is_empty() {
+            continue;
+        }
+        names.push(name.to_string());
+        rows.push(posterior_row(&per_chain));
+    }
+    let col = |k: usize| rows.iter().map(|r| r[k]).collect::<Vec<f64>>();
+    let mut cols: Vec<Column> = vec![Series::new("parameter".into(), names).into()];
+    for (k, label) in [
+        "posterior mean",
+        "sd",
+        "2.5%",
+        "97.5%",
+        "lowest chain mean",
+        "highest chain mean",
+        "chains",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        cols.push(Series::new(label.into(), col(k)).into());
+    }
+    Ok(Table {
+        name: format!("lucas_posterior_cell{cell}"),
+        title: "LUCAS: posteriors of ε, λ, p, α and K+ (paper 000 §6, Figure 5)".into(),
+        df: DataFrame::new_infer_height(cols)?,
+        notes: vec![
+            "Pooled post-burn-in draws of every chain; the interval is the 2.5% and 97.5% quantiles. Where the lowest and highest chain means lie outside each other's spread the chains disagree (see the convergence table's R-hat) and the pooled figures mix their modes."
+                .into(),
+        ],
+    })
+}
+
+/// Pooled mean, sd, 2.5% and 97.5% quantiles of `per_chain`'s draws, then the lowest and
+/// highest chain mean and the number of chains.
+fn posterior_row(per_chain: &[Vec<f64>]) -> [f64; 7] {
+    let mut pooled: Vec<f64> = per_chain.iter().flatten().copied().collect();
+    pooled.sort_by(f64::total_cmp);
+    let n = pooled.len() as f64;
+    let mean = pooled.iter().sum::<f64>() / n;
+    let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+    let means: Vec<f64> = per_chain
+        .iter()
+        .map(|d| d.iter().sum::<f64>() / d.len() as f64)
+        .collect();
+    [
+        mean,
+        sd,
+        quantile_sorted(&pooled, 0.025),
+        quantile_sorted(&pooled, 0.975),
+        means.iter().copied().fold(f64::INFINITY, f64::min),
+        means.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        per_chain.len() as f64,
+    ]
+}
+
+/// What a hidden column is predicted by without the model: the single observed column with the
+/// highest AUC against it, and the sum of its true children (an oracle that knows the graph).
+struct Baseline {
+    best_single: String,
+    best_single_auc: f64,
+    children_sum_auc: f64,
+}
+
+/// Row `i` of `m`.
+fn row(m: &Matrix, i: usize) -> &[f64] {
+    &m.values[i * m.cols..(i + 1) * m.cols]
+}
+
+/// Baselines for each hidden column: `x` (N observed × T), `hidden` (H × T), `expected[h]` the
+/// true children of hidden column h (names of rows of `x`).
+fn baselines(x: &Matrix, hidden: &Matrix, expected: &[Vec<String>]) -> Vec<Baseline> {
+    let t = x.cols;
+    (0..hidden.rows)
+        .map(|h| {
+            let labels: Vec<bool> = row(hidden, h).iter().map(|v| *v > 0.5).collect();
+            let (best, best_auc) = (0..x.rows)
+                .map(|i| (i, auc(row(x, i), &labels, None)))
+                .filter(|(_, a)| a.is_finite())
+                .fold((None, f64::NAN), |(bi, ba), (i, a)| {
+                    if ba.is_nan() || a > ba {
+                        (Some(i), a)
+                    } else {
+                        (bi, ba)
+                    }
+                });
+            let mut sum = vec![0.0; t];
+            for name in expected.get(h).map_or(&[][..], Vec::as_slice) {
+                if let Some(i) = x.row_names.iter().position(|n| n == name) {
+                    sum.iter_mut().zip(row(x, i)).for_each(|(s, v)| *s += v);
+                }
+            }
+            Baseline {
+                best_single: best
+                    .map(|i| {
+                        x.row_names
+                            .get(i)
+                            .cloned()
+                            .unwrap_or_else(|| format!("x{i}"))
+                    })
+                    .unwrap_or_default(),
+                best_single_auc: best_auc,
+                children_sum_auc: auc(&sum, &labels, None),
+            }
+        })
+        .collect()
+}
+
 /// The hidden columns' table: each chain's best-matching cause (AUC of the posterior mean of
 /// y_kt, and whether its children include the true ones) over the chains, and the MAP sample's;
-/// a note per hidden column goes to `notes`.
+/// beside them the `baselines` without the model; a note per hidden column goes to `notes`.
 fn hidden_columns(
     maps: &[ChainMap],
     best: &ChainMap,
-    hidden_names: &[String],
-    expected: &[Vec<String>],
+    (hidden_names, expected): (&[String], &[Vec<String>]),
+    baselines: &[Baseline],
     notes: &mut Vec<String>,
 ) -> Result<Vec<Column>, ReportError> {
     let per = |f: &dyn Fn(&ChainMap) -> f64| -> (f64, f64, u64) {
@@ -273,6 +410,34 @@ fn hidden_columns(
         .map(|h| per(&|c| c.hidden[h].auc))
         .collect();
     se::push_estimates(&mut hidden_cols, "AUC of posterior mean y_kt", &auc_stats);
+    if baselines.len() == hidden_names.len() {
+        hidden_cols.extend([
+            Series::new(
+                "baseline: best single observed column".into(),
+                baselines
+                    .iter()
+                    .map(|b| b.best_single.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .into(),
+            Series::new(
+                "baseline: its AUC".into(),
+                baselines
+                    .iter()
+                    .map(|b| b.best_single_auc)
+                    .collect::<Vec<_>>(),
+            )
+            .into(),
+            Series::new(
+                "baseline: AUC of the sum of the true children".into(),
+                baselines
+                    .iter()
+                    .map(|b| b.children_sum_auc)
+                    .collect::<Vec<_>>(),
+            )
+            .into(),
+        ]);
+    }
     let rec_stats: Vec<(f64, f64, u64)> = (0..hidden_names.len())
         .map(|h| {
             se::frequency_over_chains(
@@ -331,6 +496,15 @@ fn hidden_columns(
                 .map_or_else(|| "none".into(), |k| format!("cause {}", k + 1)),
             bh[h].auc
         ));
+        if let Some(b) = baselines.get(h) {
+            notes.push(format!(
+                "Without the model: {} alone predicts {hn} with AUC {:.3}, the sum of its true children with {:.3}; the chains' cause is {:+.3} from the first.",
+                b.best_single,
+                b.best_single_auc,
+                b.children_sum_auc,
+                auc_stats[h].0 - b.best_single_auc
+            ));
+        }
     }
     Ok(hidden_cols)
 }
@@ -348,6 +522,49 @@ mod tests {
             row_names: vec![],
             col_names: vec![],
         }
+    }
+
+    /// The baselines: a column equal to the hidden one predicts it perfectly; the sum of the
+    /// true children ranks trials where either child is on above those where neither is, though
+    /// each child alone misses some; a hidden column's own best single column is named.
+    #[test]
+    fn lucas_baselines_score_the_best_column_and_the_sum_of_the_true_children() {
+        let h = matrix(2, 6, vec![1., 1., 1., 0., 0., 0., 1., 1., 0., 0., 0., 0.]);
+        let mut x = matrix(
+            3,
+            6,
+            vec![
+                0., 1., 1., 0., 1., 0., // a
+                1., 0., 1., 0., 0., 0., // b
+                0., 1., 0., 0., 0., 0., // c
+            ],
+        );
+        x.row_names = vec!["a".into(), "b".into(), "c".into()];
+        let expected = vec![vec!["b".to_string(), "c".to_string()], vec![]];
+        let b = baselines(&x, &h, &expected);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0].best_single, "b");
+        assert!(
+            (b[0].best_single_auc - 5.0 / 6.0).abs() < 1e-12,
+            "{}",
+            b[0].best_single_auc
+        );
+        assert_eq!(b[0].children_sum_auc, 1.0);
+        // No true children listed: the sum is constant, AUC one half.
+        assert_eq!(b[1].children_sum_auc, 0.5);
+    }
+
+    /// Pooled figures over chains, and the chain means' range that shows chains disagreeing.
+    #[test]
+    fn lucas_posterior_row_pools_the_chains_and_keeps_their_means_apart() {
+        let r = posterior_row(&[vec![1.0, 2.0, 3.0], vec![7.0, 8.0, 9.0]]);
+        assert_eq!(r[0], 5.0);
+        assert!((r[1] - (58.0f64 / 5.0).sqrt()).abs() < 1e-12);
+        assert!(
+            r[2] > 1.0 && r[2] < 1.2 && r[3] > 8.8 && r[3] < 9.0,
+            "{r:?}"
+        );
+        assert_eq!((r[4], r[5], r[6]), (2.0, 8.0, 2.0));
     }
 
     /// A chain's figures do not depend on how its sampler labelled the causes: permuting the
