@@ -322,10 +322,8 @@ pub fn check_test(t: &NumericTable, key: &str, min_rows: usize) -> Result<(), Pa
 mod tests {
     use super::*;
 
-    fn write(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("causeway-d14-table-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
+    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
         p
     }
@@ -342,7 +340,12 @@ mod tests {
 
     #[test]
     fn dallaire2014_table_reads_splits_and_refuses() {
-        let p = write("ok.csv", "\u{feff}a,\"b\"\r\n1,2\r\n3,4\r\n5,\"6\"\r\n\r\n");
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            &dir,
+            "ok.csv",
+            "\u{feff}a,\"b\"\r\n1,2\r\n3,4\r\n5,\"6\"\r\n\r\n",
+        );
         let t = read_numeric_csv(&p, &spec()).unwrap();
         assert_eq!(t.names, ["a", "b"]);
         assert_eq!(t.values, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -357,12 +360,12 @@ mod tests {
             (2, 2, vec!["a".into(), "b".into()])
         );
 
-        let p = write("blank.csv", "a,b\n1,2\n\n3,4\n");
+        let p = write(&dir, "blank.csv", "a,b\n1,2\n\n3,4\n");
         let e = read_numeric_csv(&p, &spec()).unwrap_err();
         assert!(e.message.contains("line 3 is empty"), "{e}");
-        let p = write("dup.csv", "a,a\n1,2\n");
+        let p = write(&dir, "dup.csv", "a,a\n1,2\n");
         assert!(read_numeric_csv(&p, &spec()).is_err());
-        let p = write("codes.csv", "s,v\nM,1\nX,2\n");
+        let p = write(&dir, "codes.csv", "s,v\nM,1\nX,2\n");
         let codes = [("s", Cells::Codes(&[("M", 1.0), ("F", 2.0)]))];
         let e = read_numeric_csv(
             &p,
