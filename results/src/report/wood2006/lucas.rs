@@ -128,6 +128,53 @@ fn trace_figure(rd: &RunDir, m: &Manifest, cell: usize) -> Result<(), ReportErro
     figures::trace_panels(&path, &vars)
 }
 
+/// Figure 6 of cell `cell`: the best MAP sample's Z, observed variables (rows) against causes
+/// (columns), a red tile where the cause is a parent of the variable; a cause that best matches
+/// a hidden column is labelled with its name (`figures/lucas_map_z_cell<c>.svg`).
+fn map_figure(
+    rd: &RunDir,
+    cell: usize,
+    best: &ChainMap,
+    hidden_names: &[String],
+) -> Result<(), ReportError> {
+    let cols: Vec<String> = (0..best.children.len())
+        .map(|k| {
+            let matched: Vec<&str> = best
+                .hidden
+                .iter()
+                .zip(hidden_names)
+                .filter(|(h, _)| h.cause == Some(k))
+                .map(|(_, n)| n.as_str())
+                .collect();
+            if matched.is_empty() {
+                format!("{}", k + 1)
+            } else {
+                format!("{} {}", k + 1, matched.join("/"))
+            }
+        })
+        .collect();
+    let values: Vec<Vec<Option<f64>>> = best
+        .names
+        .iter()
+        .map(|name| {
+            best.children
+                .iter()
+                .map(|ch| ch.contains(name).then_some(1.0))
+                .collect()
+        })
+        .collect();
+    figures::heatmap(
+        &rd.figures_dir().join(format!("lucas_map_z_cell{cell}.svg")),
+        &format!(
+            "Figure 6: the MAP sample's Z (log joint {:.2}); red: the cause (column) is a parent of the variable (row)",
+            best.log_joint
+        ),
+        &best.names,
+        &cols,
+        &values,
+    )
+}
+
 /// Cell `c`'s tables: the MAP structure per chain, the recovery of the hidden columns, and the
 /// convergence (none when no chain stored a MAP sample).
 fn cell_tables(
@@ -231,6 +278,7 @@ fn cell_tables(
         (Some(x), Some(h)) => baselines(x, h, &expected),
         _ => Vec::new(),
     };
+    map_figure(rd, c.index, best, &hidden_names)?;
     let hidden_cols = hidden_columns(
         &maps,
         best,
