@@ -147,14 +147,6 @@ fn cpu_seconds(pid: &str) -> f64 {
     f.iter().sum::<f64>() / 100.0
 }
 
-fn peak_rss_mib() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        .map_or(f64::NAN, |kib| kib / 1024.0)
-}
-
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
     std::env::var(key)
         .ok()
@@ -213,7 +205,7 @@ fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, 
         s.setup_seconds,
         n as f64 / wall,
         1e6 * cpu / n as f64,
-        peak_rss_mib(),
+        causeway_tests::peak_rss_mib().unwrap_or(f64::NAN),
     );
 }
 

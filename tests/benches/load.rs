@@ -20,14 +20,6 @@ fn yaml(chains: usize) -> String {
     causeway_tests::trivial_chains_yaml("load", chains)
 }
 
-/// Peak resident set size of this process in MiB (`VmHWM` in /proc/self/status), if known.
-fn peak_rss_mib() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
-
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -66,7 +58,7 @@ fn main() {
             expand,
             s.setup_seconds,
             1e3 * secs / n as f64,
-            peak_rss_mib().unwrap_or(f64::NAN)
+            causeway_tests::peak_rss_mib().unwrap_or(f64::NAN)
         );
     }
 }

@@ -16,14 +16,6 @@ fn yaml(chains: usize) -> String {
     causeway_tests::trivial_chains_yaml("overhead", chains)
 }
 
-/// The process's peak resident set (VmHWM), in MiB; `None` off Linux.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
-
 fn main() {
     // `cargo bench` passes `--bench`; the numbers are ours.
     let nums: Vec<usize> = std::env::args()
@@ -56,7 +48,7 @@ fn main() {
         let s = rt.block_on(run(&plan, &opts)).expect("run");
         let secs = t.elapsed().as_secs_f64();
         assert_eq!(s.ok, n);
-        let rss = peak_rss_mib().map_or("?".to_string(), |m| format!("{m:.1}MiB"));
+        let rss = causeway_tests::peak_rss_mib().map_or("?".to_string(), |m| format!("{m:.1}MiB"));
         println!(
             "runner_overhead chains={n} workers={workers} total={secs:.3}s per_chain={:.3}ms peak_rss={rss}",
             1e3 * secs / n as f64

@@ -18,3 +18,11 @@ profiles: {{quick: {{}}, paper: {{}}}}
 "#
     )
 }
+
+/// The process's peak resident set (`VmHWM` in /proc/self/status), in MiB; `None` off Linux.
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}

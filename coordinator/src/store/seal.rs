@@ -54,11 +54,18 @@ pub fn journal_entry(
     result: ChainResult,
 ) -> Result<JournalEntry, String> {
     let bytes = result.encode_to_vec();
-    let chain = chain_output_from_result(result)
-        .and_then(|out| SealedChain::new(index, job_id, out))
-        .map_err(|e| format!("{job_id}: {e}"))?;
+    let chain = sealed_chain(index, job_id, result).map_err(|e| format!("{job_id}: {e}"))?;
     Ok(JournalEntry { bytes, chain })
 }
+
+/// Plan job `index` (`job_id`)'s result as its shard stores it: its summary matrices and sizes
+/// checked ([`SealedChain::new`]).
+fn sealed_chain(index: usize, job_id: &str, result: ChainResult) -> Result<SealedChain, String> {
+    chain_output_from_result(result).and_then(|out| SealedChain::new(index, job_id, out))
+}
+
+/// Record a sealed shard's digest (table `shards`).
+const DIGEST_SQL: &str = "INSERT OR REPLACE INTO shards (shard, xxh3_128) VALUES (?1, ?2)";
 
 /// When shards are sealed during a run: once every chain of the shard that the run dispatches
 /// has finished (done, or failed for good), from the chains held in memory; and at the end,
@@ -155,8 +162,7 @@ pub fn record_sealed(conn: &mut Connection, sealed: Vec<Sealed>) -> Result<(), S
     let mut first_error = None;
     {
         let mut forget = tx.prepare_cached("DELETE FROM journal WHERE idx = ?1")?;
-        let mut digest =
-            tx.prepare_cached("INSERT OR REPLACE INTO shards (shard, xxh3_128) VALUES (?1, ?2)")?;
+        let mut digest = tx.prepare_cached(DIGEST_SQL)?;
         for s in sealed {
             match s.digest {
                 Ok(d) => {
@@ -214,8 +220,7 @@ fn seal_shard(
     for (i, id, blob) in rows {
         let chain = ChainResult::decode(blob.as_slice())
             .map_err(|e| e.to_string())
-            .and_then(chain_output_from_result)
-            .and_then(|out| SealedChain::new(i as usize, &id, out));
+            .and_then(|r| sealed_chain(i as usize, &id, r));
         match chain {
             Ok(c) => chains.push(c),
             Err(e) => {
@@ -240,10 +245,7 @@ fn seal_shard(
         )?;
     }
     if let Some(d) = digest {
-        tx.execute(
-            "INSERT OR REPLACE INTO shards (shard, xxh3_128) VALUES (?1, ?2)",
-            params![shard as i64, d.as_slice()],
-        )?;
+        tx.execute(DIGEST_SQL, params![shard as i64, d.as_slice()])?;
     }
     tx.commit()?;
     Ok(())

@@ -8,7 +8,7 @@ use crate::report::se;
 use crate::report::{Convergence, ReportError, Table, append_convergence, json_text};
 use crate::rundir::{CellRecord, JobRecord, Manifest, RunDir, find, stored_chains};
 use causeway_papers::Matrix;
-use causeway_papers::metrics::auc;
+use causeway_papers::metrics::{auc, mean_sd};
 
 /// A hidden column's best-matching cause in one MAP sample.
 struct HiddenMatch {
@@ -52,18 +52,14 @@ fn chain_map(
     let n_causes = (0..z.rows)
         .map(|i| (0..z.cols).filter(|&k| z.get(i, k) > 0.5).count())
         .collect();
-    let t = y.cols;
     let hidden = hidden
         .map(|h| {
             (0..h.rows)
                 .map(|hh| {
-                    let labels: Vec<bool> = h.values[hh * h.cols..(hh + 1) * h.cols]
-                        .iter()
-                        .map(|v| *v > 0.5)
-                        .collect();
+                    let labels: Vec<bool> = row(h, hh).iter().map(|v| *v > 0.5).collect();
                     let (cause, a) =
                         (0..z.cols.min(y.rows)).fold((None, f64::NAN), |(bk, ba), k| {
-                            let a = auc(&y.values[k * t..(k + 1) * t], &labels, None);
+                            let a = auc(row(y, k), &labels, None);
                             if a.is_finite() && (ba.is_nan() || a > ba) {
                                 (Some(k), a)
                             } else {
@@ -367,13 +363,8 @@ fn posterior_table(rd: &RunDir, m: &Manifest, cell: usize) -> Result<Table, Repo
 fn posterior_row(per_chain: &[Vec<f64>]) -> [f64; 7] {
     let mut pooled: Vec<f64> = per_chain.iter().flatten().copied().collect();
     pooled.sort_by(f64::total_cmp);
-    let n = pooled.len() as f64;
-    let mean = pooled.iter().sum::<f64>() / n;
-    let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
-    let means: Vec<f64> = per_chain
-        .iter()
-        .map(|d| d.iter().sum::<f64>() / d.len() as f64)
-        .collect();
+    let (mean, sd) = mean_sd(&pooled);
+    let means: Vec<f64> = per_chain.iter().map(|d| mean_sd(d).0).collect();
     [
         mean,
         sd,
