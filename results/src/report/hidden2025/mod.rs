@@ -43,6 +43,23 @@ fn worst_convergence(
     (rhat, ess)
 }
 
+/// The note on where a synthetic table's datasets come from: the authors' own R draws when the
+/// cells read them (`dataset.authors_seed`, paper 002's §5.3 and supplement E), else the run's
+/// seed. `drawn` is the note for the run's own draws.
+fn datasets_note(m: &crate::rundir::Manifest, drawn: &str) -> String {
+    if m.cells
+        .iter()
+        .any(|c| c.dataset.get("authors_seed").is_some())
+    {
+        "The datasets are the authors' own: dataset.authors_seed S is what their R script draws after set.seed(S) \
+         (data/hidden2025_authors, written by bench/hidden2025_authors/datasets.R), one per cell, so BIC, AIC and BDeu \
+         see the paper's data and differ from its values only where the scores or the selection rule differ."
+            .into()
+    } else {
+        drawn.into()
+    }
+}
+
 /// One work item per stored dataset and replicate `0..reps`: (dataset id, position in `specs` of
 /// the first cell using that dataset, replicate), datasets in id order. `specs` pairs a cell
 /// index with what the table parsed from it.

@@ -10,9 +10,11 @@
 //!
 //! Sources of data, each in its own file and re-exported here:
 //! [`csv`] (discrete CSV files), [`bif`] (BIF networks and ancestral sampling), [`synthetic`]
-//! (the generators of §5.1, §5.3 and supplement E), [`metabric`] (§6's preprocessing), and
+//! (the generators of §5.1, §5.3 and supplement E), [`authors`] (the authors' own draws for §5.3
+//! and supplement E), [`metabric`] (§6's preprocessing), and
 //! [`spec`] (the YAML `dataset` section: [`parse_dataset`], [`DatasetSpec::build`]).
 
+pub mod authors;
 pub mod bif;
 pub mod csv;
 pub mod metabric;

@@ -1,5 +1,6 @@
 //! Tests of paper 002 (HiDDeN), model `hidden2025`: `cargo test --workspace hidden2025`.
 
+mod authors;
 mod checkpoint;
 mod datasets;
 mod evaluation;

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::authors;
 use super::bif::BifNetwork;
 use super::csv::{CsvOptions, DEFAULT_MAX_LEVELS, check_breaks, check_declared, read_discrete_csv};
 use super::metabric::{DEFAULT_METABRIC_PATH, read_metabric};
@@ -123,6 +124,10 @@ pub struct TwoDagsSpec {
     /// `present` (default) or `declared`.
     #[serde(default)]
     pub levels: LevelsMode,
+    /// Read the authors' dataset drawn after `set.seed(authors_seed)` (1..=100; n = 200, k1 ∈
+    /// {5, 25, 100, 200}) instead of drawing one ([`super::authors`]).
+    #[serde(default)]
+    pub authors_seed: Option<u32>,
 }
 
 /// `kind: two_parent_sets`: supplement E / Tables 7–8 ([`two_parent_sets`]).
@@ -144,6 +149,10 @@ pub struct TwoParentSetsSpec {
     /// `present` (default) or `declared`.
     #[serde(default)]
     pub levels: LevelsMode,
+    /// Read the authors' dataset drawn after `set.seed(authors_seed)` (1..=100; n ∈ {50, 75,
+    /// 100, 150}, k1 = 5, k2 = 3) instead of drawing one ([`super::authors`]).
+    #[serde(default)]
+    pub authors_seed: Option<u32>,
 }
 
 /// `kind: prior_predictive`: only the shape of the data; the values are drawn from the prior of
@@ -247,6 +256,9 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
             let s: TwoDagsSpec = parse("dataset", v)?;
             rows("dataset.n", s.n)?;
             levels_max("dataset.k1", s.k1)?;
+            if let Some(seed) = s.authors_seed {
+                authors::check_two_dags(seed, s.n, s.k1)?;
+            }
             Ok(DatasetSpec::TwoDags(s))
         }
         "two_parent_sets" => {
@@ -254,6 +266,9 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
             rows("dataset.n", s.n)?;
             levels_max("dataset.k1", s.k1)?;
             levels_max("dataset.k2", s.k2)?;
+            if let Some(seed) = s.authors_seed {
+                authors::check_two_parent_sets(seed, s.n, s.k1, s.k2)?;
+            }
             Ok(DatasetSpec::TwoParentSets(s))
         }
         "prior_predictive" => {
@@ -332,11 +347,24 @@ impl DatasetSpec {
                 (g.data, g.truth)
             }
             DatasetSpec::TwoDags(s) => {
-                let g = two_dags(s.n, s.k1, s.levels, rng);
+                let g = match s.authors_seed {
+                    Some(seed) => {
+                        let file = authors::TWO_DAGS_PATH;
+                        authors::two_dags(&resolve(file)?, file, s.k1, seed, s.levels)?
+                    }
+                    None => two_dags(s.n, s.k1, s.levels, rng),
+                };
                 (g.data, g.truth)
             }
             DatasetSpec::TwoParentSets(s) => {
-                let g = two_parent_sets(s.n, s.k1, s.k2, s.g_true, s.levels, rng);
+                let g = match s.authors_seed {
+                    Some(seed) => {
+                        let file = authors::TWO_PARENT_SETS_PATH;
+                        let path = resolve(file)?;
+                        authors::two_parent_sets(&path, file, s.n, s.g_true, seed, s.levels)?
+                    }
+                    None => two_parent_sets(s.n, s.k1, s.k2, s.g_true, s.levels, rng),
+                };
                 (g.data, g.truth)
             }
             DatasetSpec::PriorPredictive(_) => {

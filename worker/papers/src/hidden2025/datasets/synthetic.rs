@@ -55,7 +55,7 @@ pub struct Synthetic {
 }
 
 /// Labels `1..=k` (or `0`, `1` when `binary`).
-fn labels(k: usize, binary: bool) -> Vec<String> {
+pub(super) fn labels(k: usize, binary: bool) -> Vec<String> {
     if binary {
         vec!["0".into(), "1".into()]
     } else {
@@ -103,7 +103,8 @@ fn bernoulli<R: RngExt + ?Sized>(rng: &mut R, p: f64) -> u16 {
     u16::from(rng.random::<f64>() < p)
 }
 
-fn finish(
+/// The dataset of `columns` (levels per `mode`) with its truth.
+pub(super) fn finish(
     names: &[&str],
     levels: Vec<Vec<String>>,
     columns: Vec<Vec<u16>>,

@@ -1,0 +1,224 @@
+//! The authors' own simulated datasets for §5.3 / C.3 (Table 3) and supplement E (Tables 7–8) of
+//! `002_d97ecc788b964f97.txt`: `dataset: {kind: two_dags | two_parent_sets, authors_seed: S}`
+//! reads the rows the authors' R scripts draw after `set.seed(S)` instead of drawing new ones.
+//!
+//! The files (`hidden2025_authors/two_dags.csv`: `k1,seed,x1,x2,x3`;
+//! `hidden2025_authors/two_parent_sets.csv`: `g_true,n,seed,x1,x2,x3`, the paper's G1/G2 names)
+//! are written by `bench/hidden2025_authors/datasets.R` with R 4.2.2, which restates the
+//! data-drawing lines of the authors' `r/power_simulate.R`, `r/g1_simulations.R` and
+//! `r/g2_simulations.R` (their Table 3 script reseeds R with the same seed before each of its
+//! three draws; supplement E's seeds once). Codes are the authors' (`x1` in 0..k1−1): code c gets
+//! the generators' label c + 1 for a multi-level variable and `0`/`1` for a binary one, so a
+//! dataset read here has the same shape and labels as one drawn by [`super::synthetic`]. The true
+//! probabilities are not stored: such a dataset has no `cpt:` or `adjacency` truth.
+//!
+//! The authors drew seeds 1..=100 at n = 200 and k1 ∈ {5, 25, 100, 200} (Table 3), and at
+//! n ∈ {50, 75, 100, 150} with k1 = 5, k2 = 3 for both true graphs (Tables 7–8); any other
+//! combination is refused by [`check_two_dags`] / [`check_two_parent_sets`] when the YAML is
+//! parsed, before a chain starts.
+
+use std::path::Path;
+
+use super::csv::{CsvRecords, read_records};
+use super::synthetic::{LevelsMode, Synthetic, TwoParentTruth, finish, labels};
+use crate::params::ParamError;
+
+/// Table 3's file, relative to the data directory.
+pub const TWO_DAGS_PATH: &str = "hidden2025_authors/two_dags.csv";
+/// Tables 7–8's file, relative to the data directory.
+pub const TWO_PARENT_SETS_PATH: &str = "hidden2025_authors/two_parent_sets.csv";
+/// The authors' seeds, `set.seed(1)` … `set.seed(100)`.
+pub const AUTHORS_SEEDS: std::ops::RangeInclusive<u32> = 1..=100;
+/// Table 3's k1 values (the authors' k = 4, 24, 99, 199, plus one) at n = 200.
+pub const TWO_DAGS_K1: [usize; 4] = [5, 25, 100, 200];
+/// Tables 7–8's sample sizes (k1 = 5, k2 = 3).
+pub const TWO_PARENT_SETS_N: [usize; 4] = [50, 75, 100, 150];
+
+fn refuse(key: &str, message: String) -> ParamError {
+    ParamError::new(format!("dataset.{key}"), message)
+}
+
+fn check_seed(seed: u32) -> Result<(), ParamError> {
+    if AUTHORS_SEEDS.contains(&seed) {
+        Ok(())
+    } else {
+        Err(refuse(
+            "authors_seed",
+            format!("{seed}: the authors drew seeds 1 to 100"),
+        ))
+    }
+}
+
+/// Refuse a Table 3 `authors_seed` outside what the authors drew: seed 1..=100, `n` = 200,
+/// `k1` one of [`TWO_DAGS_K1`].
+pub fn check_two_dags(seed: u32, n: usize, k1: usize) -> Result<(), ParamError> {
+    check_seed(seed)?;
+    if n != 200 {
+        return Err(refuse(
+            "n",
+            format!("{n}: the authors' Table 3 datasets (authors_seed) have n = 200"),
+        ));
+    }
+    if !TWO_DAGS_K1.contains(&k1) {
+        return Err(refuse(
+            "k1",
+            format!(
+                "{k1}: the authors' Table 3 datasets (authors_seed) have k1 = 5, 25, 100 or 200"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a Tables 7–8 `authors_seed` outside what the authors drew: seed 1..=100, `n` one of
+/// [`TWO_PARENT_SETS_N`], `k1` = 5 and `k2` = 3.
+pub fn check_two_parent_sets(seed: u32, n: usize, k1: usize, k2: usize) -> Result<(), ParamError> {
+    check_seed(seed)?;
+    if !TWO_PARENT_SETS_N.contains(&n) {
+        return Err(refuse(
+            "n",
+            format!(
+                "{n}: the authors' supplement E datasets (authors_seed) have n = 50, 75, 100 or 150"
+            ),
+        ));
+    }
+    if (k1, k2) != (5, 3) {
+        return Err(refuse(
+            "k1",
+            format!(
+                "k1 = {k1}, k2 = {k2}: the authors' supplement E datasets (authors_seed) have k1 = 5, k2 = 3"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The rows of `records` whose `keys` columns hold `values`, as the codes of `x1`, `x2`, `x3`,
+/// each checked below its number of levels `k`. Errors name the file and line.
+fn select(
+    records: &CsvRecords,
+    keys: &[(&str, String)],
+    k: [usize; 3],
+) -> Result<Vec<Vec<u16>>, ParamError> {
+    let file = &records.file;
+    let column = |name: &str| {
+        records
+            .header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| refuse("authors_seed", format!("{file} has no column {name:?}")))
+    };
+    let key_cols: Vec<(usize, &str)> = keys
+        .iter()
+        .map(|(name, v)| column(name).map(|c| (c, v.as_str())))
+        .collect::<Result<_, _>>()?;
+    let x_cols = [column("x1")?, column("x2")?, column("x3")?];
+    let mut cols: Vec<Vec<u16>> = vec![Vec::new(); 3];
+    for (line, fields) in &records.rows {
+        if !key_cols.iter().all(|&(c, v)| fields[c].trim() == v) {
+            continue;
+        }
+        for (j, &c) in x_cols.iter().enumerate() {
+            let code = fields[c]
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&v| v < k[j])
+                .ok_or_else(|| {
+                    refuse(
+                        "authors_seed",
+                        format!(
+                            "{file}, line {line}: x{} = {:?} is not a code 0..{}",
+                            j + 1,
+                            fields[c],
+                            k[j] - 1
+                        ),
+                    )
+                })?;
+            cols[j].push(code as u16);
+        }
+    }
+    if cols[0].is_empty() {
+        let wanted: Vec<String> = keys.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        return Err(refuse(
+            "authors_seed",
+            format!("{file} has no rows with {}", wanted.join(", ")),
+        ));
+    }
+    Ok(cols)
+}
+
+fn checked_rows(cols: &[Vec<u16>], n: usize, file: &str, seed: u32) -> Result<(), ParamError> {
+    if cols[0].len() == n {
+        Ok(())
+    } else {
+        Err(refuse(
+            "authors_seed",
+            format!(
+                "{file}: seed {seed} has {} rows, not n = {n}",
+                cols[0].len()
+            ),
+        ))
+    }
+}
+
+/// Table 3's dataset drawn by the authors with `set.seed(seed)` at `k1` (n = 200), from the CSV
+/// at `path` (`file` names it in messages). Errors: unreadable or malformed file, no or too
+/// few rows for (k1, seed), a code outside its levels.
+pub fn two_dags(
+    path: &Path,
+    file: &str,
+    k1: usize,
+    seed: u32,
+    mode: LevelsMode,
+) -> Result<Synthetic, ParamError> {
+    let records = read_records(path, file)?;
+    let cols = select(
+        &records,
+        &[("k1", k1.to_string()), ("seed", seed.to_string())],
+        [k1, 2, 2],
+    )?;
+    checked_rows(&cols, 200, file, seed)?;
+    let lb = labels(2, true);
+    Ok(finish(
+        &["x1", "x2", "x3"],
+        vec![labels(k1, false), lb.clone(), lb],
+        cols,
+        Vec::new(),
+        mode,
+    ))
+}
+
+/// Supplement E's dataset drawn by the authors with `set.seed(seed)` for `g_true` and `n`
+/// (k1 = 5, k2 = 3), from the CSV at `path`. Errors as [`two_dags`].
+pub fn two_parent_sets(
+    path: &Path,
+    file: &str,
+    n: usize,
+    g_true: TwoParentTruth,
+    seed: u32,
+    mode: LevelsMode,
+) -> Result<Synthetic, ParamError> {
+    let records = read_records(path, file)?;
+    let g = match g_true {
+        TwoParentTruth::G1 => "g1",
+        TwoParentTruth::G2 => "g2",
+    };
+    let cols = select(
+        &records,
+        &[
+            ("g_true", g.to_string()),
+            ("n", n.to_string()),
+            ("seed", seed.to_string()),
+        ],
+        [5, 3, 2],
+    )?;
+    checked_rows(&cols, n, file, seed)?;
+    Ok(finish(
+        &["x1", "x2", "x3"],
+        vec![labels(5, false), labels(3, false), labels(2, true)],
+        cols,
+        Vec::new(),
+        mode,
+    ))
+}
