@@ -187,6 +187,15 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The number of replicates: one more than the largest job replicate (0 without jobs).
+    pub fn replicates(&self) -> u64 {
+        self.jobs
+            .iter()
+            .map(|j| j.replicate)
+            .max()
+            .map_or(0, |r| r + 1)
+    }
+
     /// The seed of the chains' streams: `chain_seed` if set, else `base_seed`.
     pub fn chains_seed(&self) -> u64 {
         self.chain_seed.unwrap_or(self.base_seed)

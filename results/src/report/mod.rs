@@ -241,6 +241,12 @@ pub static REPORTS: &[ReportKind] = &[
         build: hidden2025::alarm,
     },
     ReportKind {
+        name: "hidden2025.alarm_draws",
+        model: "hidden2025",
+        what: "paper 002 supplement F.3 (Tables 10-11) over many 200-row ALARM samples: the spread beside the paper's one sample",
+        build: hidden2025::alarm_draws,
+    },
+    ReportKind {
         name: "hidden2025.metabric",
         model: "hidden2025",
         what: "paper 002 §6 (Table 4, Figures 5-7): METABRIC edge probabilities, median DAG against HC/TABU, MCMC",
@@ -372,12 +378,7 @@ pub fn par_map<T: Sync, U: Send>(
 
 /// R-hat and ESS of every monitored scalar, worst over each cell's replicates.
 pub fn convergence(rd: &RunDir, m: &Manifest) -> Result<Convergence, ReportError> {
-    let reps = m
-        .jobs
-        .iter()
-        .map(|j| j.replicate)
-        .max()
-        .map_or(0, |r| r + 1);
+    let reps = m.replicates();
     let incomplete: BTreeMap<usize, (u64, u64)> = rd
         .missing_chains(m)
         .into_iter()

@@ -15,6 +15,8 @@ mod table7;
 pub use table7::table7;
 mod alarm;
 pub use alarm::alarm;
+mod alarm_draws;
+pub use alarm_draws::alarm_draws;
 mod metabric;
 pub use metabric::metabric;
 mod metabric_dags;

@@ -163,12 +163,7 @@ fn paper(m: &Manifest, k_pa: u64, method: &str) -> (Option<f64>, Option<f64>) {
 /// Errors: unreadable chains or datasets; a dataset without `cpt:<node>`; estimates whose levels
 /// the truth does not have; polars.
 pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let reps = m
-        .jobs
-        .iter()
-        .map(|j| j.replicate)
-        .max()
-        .map_or(0, |r| r + 1);
+    let reps = m.replicates();
     let specs: Vec<(usize, CellSpec)> = m
         .cells
         .iter()

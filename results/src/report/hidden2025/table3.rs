@@ -111,12 +111,7 @@ fn paper(m: &Manifest, k1: u64, method: &str) -> Option<f64> {
 /// Errors: unreadable chains or datasets; a cell whose params do not resolve or do not have two
 /// candidate DAGs; polars.
 pub fn table3(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let reps = m
-        .jobs
-        .iter()
-        .map(|j| j.replicate)
-        .max()
-        .map_or(0, |r| r + 1);
+    let reps = m.replicates();
     let cells: Vec<(&CellRecord, u64)> = m
         .cells
         .iter()

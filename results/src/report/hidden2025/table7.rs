@@ -195,12 +195,7 @@ type PerChain = BTreeMap<(bool, u64, String), Vec<(String, u64, f64)>>;
 /// Errors: unreadable chains or datasets; a cell without the two candidate sets or `g_true`;
 /// a summary without probabilities; polars.
 pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
-    let reps = m
-        .jobs
-        .iter()
-        .map(|j| j.replicate)
-        .max()
-        .map_or(0, |r| r + 1);
+    let reps = m.replicates();
     let mut specs: Vec<(usize, CellSpec)> = Vec::new();
     for c in &m.cells {
         if let Some(s) = cell_spec(c)? {

@@ -15,7 +15,7 @@ use causeway_papers::metrics::mean_sd;
 use causeway_papers::wood2006::evaluation::log_joint_of;
 use causeway_papers::wood2006::{BinaryMatrix, Params};
 
-use super::{replicates, sampler_of};
+use super::sampler_of;
 
 /// Figure 3: for each true K, sampler (with or without split–merge) and initialisation, mean ±
 /// sd over datasets of the posterior mean of K+ (linked causes, both samplers) and, for RJMCMC,
@@ -123,7 +123,7 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
         let rj = sampler_of(m, c.index) == "rjmcmc";
         let params = Params::from_json(&c.params)
             .map_err(|e| ReportError::Other(format!("cell {}: params: {e}", c.index)))?;
-        for r in 0..replicates(m) {
+        for r in 0..m.replicates() {
             let [kp, k, lj] = <[Vec<Vec<f64>>; 3]>::try_from(chain_draws_of(
                 rd,
                 m,

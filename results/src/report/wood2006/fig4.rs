@@ -12,7 +12,7 @@ use crate::report::figures::{self, Line, Panel};
 use causeway_papers::metrics::mean_sd;
 use causeway_papers::wood2006::evaluation::zzt;
 
-use super::{replicates, sampler_of, structure_label};
+use super::{sampler_of, structure_label};
 use causeway_papers::data::Matrix;
 use causeway_papers::wood2006::evaluation::{
     checkpoints, errors_at, in_degree_error, structure_error, unpack_upper,
@@ -154,7 +154,7 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
     let untimed = ChainTiming::default();
     for c in &m.cells {
         let cps = checkpoints(c.run.iterations);
-        for r in 0..replicates(m) {
+        for r in 0..m.replicates() {
             let data = rd.read_dataset(&c.dataset_id, r)?;
             let Some(z) = data.truth("z") else { continue };
             let n = z.rows;

@@ -21,14 +21,6 @@ pub(super) fn sampler_of(m: &Manifest, cell: usize) -> String {
         .unwrap_or_else(|| "gibbs".into())
 }
 
-pub(super) fn replicates(m: &Manifest) -> u64 {
-    m.jobs
-        .iter()
-        .map(|j| j.replicate)
-        .max()
-        .map_or(0, |r| r + 1)
-}
-
 pub(super) fn structure_label(m: &Manifest, cell: usize) -> String {
     m.cells[cell]
         .dataset
