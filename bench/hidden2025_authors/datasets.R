@@ -1,10 +1,12 @@
-# The authors' simulated datasets of paper 002 (002_d97ecc788b964f97.txt) §5.3 / C.3 (Table 3)
-# and supplement E (Tables 7-8), drawn exactly as their scripts draw them, so that causeway can
-# run its samplers and scores on the very data behind the paper's numbers
-# (`dataset: {kind: two_dags | two_parent_sets, authors_seed: S}`).
+# The authors' simulated datasets of paper 002 (002_d97ecc788b964f97.txt) §5.1 / C.1 (Table 1),
+# §5.3 / C.3 (Table 3) and supplement E (Tables 7-8), drawn exactly as their scripts draw them,
+# so that causeway can run its samplers and scores on the very data behind the paper's numbers
+# (`dataset: {kind: sparse_counts | two_dags | two_parent_sets, authors_seed: S}`).
 #
 # The authors' code: https://github.com/adombowsky/HiDDeN_DAG at commit
-# 004aa53c57548e1476536db2225a9917bd17ebdf: r/power_simulate.R (Table 3, called by
+# 004aa53c57548e1476536db2225a9917bd17ebdf: r/parameter_learning_simulation.R (Table 1, called by
+# parameter_learning_simulation_study.R with seed = 1..50, n = 100, k_par = 1, 2, 4, 9, i.e.
+# K_Pa = k_par + 1 levels), r/power_simulate.R (Table 3, called by
 # evaluating_two_dags.R with seed = 1..100, n = 200, k = 4, 24, 99, 199, i.e. k1 = k + 1 levels),
 # r/g1_simulations.R and r/g2_simulations.R (called by g1_results.R and g2_results.R with
 # seed = 1..100, n = 50, 75, 100, 150). Only their data-drawing lines are restated below, in the
@@ -19,6 +21,7 @@
 #   Rscript bench/hidden2025_authors/datasets.R [OUT=data/hidden2025_authors]
 # Written with R 4.2.2 (sample()'s default "Rejection" kind, R >= 3.6). Output, one row per
 # data row, codes as the authors draw them (x1 in 0..k1-1, x2 in 0..k2-1 or 0/1, x3 in 0/1):
+#   sparse_counts.csv     k_pa,seed,x,y
 #   two_dags.csv          k1,seed,x1,x2,x3
 #   two_parent_sets.csv   g_true,n,seed,x1,x2,x3
 # The true probabilities are not written: the tables that use these data need only the data.
@@ -26,6 +29,20 @@ args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1) args[1] else "data/hidden2025_authors"
 dir.create(out, showWarnings = FALSE, recursive = TRUE)
 seeds <- 1:100
+
+# Table 1 (r/parameter_learning_simulation.R): P(y = 1 | x = h - 1) = 2/3 for even h, 1/3 for odd.
+sparse_counts <- function(seed, n, k_par) {
+  cond_probs <- matrix(0, nrow = k_par + 1, ncol = 2)
+  for (h in 1:(k_par + 1)) {
+    q <- ifelse(h %% 2 == 0, 1 / 3, 2 / 3)
+    cond_probs[h, ] <- c(q, 1 - q)
+  }
+  set.seed(seed)
+  x1 <- x2 <- rep(0, n)
+  for (i in 1:n) x1[i] <- sample(0:k_par, size = 1, prob = rep(1 / (k_par + 1), k_par + 1))
+  for (i in 1:n) x2[i] <- sample(0:1, size = 1, prob = cond_probs[x1[i] + 1, ])
+  data.frame(k_pa = k_par + 1, seed = seed, x = x1, y = x2)
+}
 
 # Table 3 (r/power_simulate.R): R is reseeded with the same seed before each of the three draws.
 two_dags <- function(seed, n, k) {
@@ -72,6 +89,8 @@ write <- function(frames, name) {
   write.csv(do.call(rbind, frames), file.path(out, paste0(name, ".csv")), row.names = FALSE,
             quote = FALSE)
 }
+write(unlist(lapply(c(1, 2, 4, 9), function(k) lapply(1:50, function(s) sparse_counts(s, 100, k))),
+             recursive = FALSE), "sparse_counts")
 write(unlist(lapply(c(4, 24, 99, 199), function(k) lapply(seeds, function(s) two_dags(s, 200, k))),
              recursive = FALSE), "two_dags")
 sets <- list()

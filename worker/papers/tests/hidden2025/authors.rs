@@ -1,8 +1,9 @@
-//! hidden2025: the authors' own datasets of §5.3 (Table 3) and supplement E (Tables 7–8), read
-//! with `dataset.authors_seed`. The scores are deterministic functions of the data, so on the
-//! very datasets behind the paper they must give the paper's score columns exactly: every
-//! proportion of Table 3's BIC, AIC and BDE columns and every mean and sd of Table 7's Δscores.
-//! The negative control runs the same check on datasets drawn by causeway's own generator.
+//! hidden2025: the authors' own datasets of §5.1 (Table 1), §5.3 (Table 3) and supplement E
+//! (Tables 7–8), read with `dataset.authors_seed`. The baselines and scores are deterministic
+//! functions of the data, so on the very datasets behind the paper they must give the paper's
+//! columns: Table 1's MLE and DM means, every proportion of Table 3's BIC, AIC and BDE columns and
+//! every mean and sd of Table 7's Δscores. The negative controls run the same checks on datasets
+//! drawn by causeway's own generators.
 
 use std::path::PathBuf;
 
@@ -10,6 +11,9 @@ use causeway_papers::data::DataContext;
 use causeway_papers::hidden2025::datasets::{DiscreteData, parse_dataset};
 use causeway_papers::hidden2025::evaluation::Levels;
 use causeway_papers::hidden2025::evaluation::scores::{Score, node_score};
+use causeway_papers::hidden2025::evaluation::sparse_counts::{
+    baselines, rmse_by_label, success_probabilities,
+};
 use causeway_papers::seed::chain_rng;
 use serde_json::{Value, json};
 
@@ -24,6 +28,62 @@ fn data(spec: Value, seed: u64) -> DiscreteData {
     spec.discrete(&ctx(), &mut chain_rng(seed, 31, 0, 0))
         .expect("dataset")
         .0
+}
+
+/// Per K_Pa = 2, 3, 5, 10: the mean over the 50 datasets of the RMSE of the MLE and of the
+/// Dirichlet-multinomial (iss 1) to P(y = 1 | x).
+fn table1_means(authors: bool) -> Vec<[f64; 2]> {
+    [2, 3, 5, 10]
+        .iter()
+        .map(|&k_pa| {
+            let mut sums = [0.0; 2];
+            for s in 1..=50u32 {
+                let mut spec = json!({"kind": "sparse_counts", "n": 100, "k_pa": k_pa});
+                if authors {
+                    spec["authors_seed"] = json!(s);
+                }
+                let spec = parse_dataset(&spec).expect("valid dataset section");
+                let built = spec
+                    .build(&ctx(), &mut chain_rng(u64::from(s), 31, 0, 0))
+                    .expect("dataset");
+                let d = DiscreteData::from_matrices(&built.observed).expect("data");
+                let cpt = built
+                    .truth
+                    .iter()
+                    .find(|m| m.name == "cpt:y")
+                    .expect("truth");
+                let truth = success_probabilities(cpt, "1").expect("truth column");
+                let b = baselines(&d, 1, &[0], "1", 1.0, Levels::Present).expect("baselines");
+                for (sum, est) in sums.iter_mut().zip([&b.mle, &b.dm]) {
+                    *sum += rmse_by_label(est, &truth).expect("rmse").rmse / 50.0;
+                }
+            }
+            sums
+        })
+        .collect()
+}
+
+/// Table 1's MLE and DM means per K_Pa.
+const PAPER_TABLE1: [[f64; 2]; 4] = [
+    [0.060, 0.060],
+    [0.074, 0.073],
+    [0.106, 0.105],
+    [0.160, 0.158],
+];
+
+fn rounds_to(x: &[[f64; 2]], paper: &[[f64; 2]]) -> bool {
+    x.iter()
+        .flatten()
+        .zip(paper.iter().flatten())
+        .all(|(a, b)| (a - b).abs() <= 5.1e-4)
+}
+
+#[test]
+fn hidden2025_authors_datasets_give_table1s_mle_and_dm_columns() {
+    let means = table1_means(true);
+    assert!(rounds_to(&means, &PAPER_TABLE1), "{means:?}");
+    // Negative control: causeway's own draws do not round to all eight.
+    assert!(!rounds_to(&table1_means(false), &PAPER_TABLE1));
 }
 
 const SCORES: [Score; 3] = [Score::Bic, Score::Aic, Score::Bdeu { iss: 1.0 }];
@@ -161,6 +221,10 @@ fn hidden2025_authors_seed_is_refused_outside_the_authors_draws() {
     let tp = |n: usize, k2: usize| json!({"kind": "two_parent_sets", "n": n, "g_true": "g1", "k2": k2, "authors_seed": 7});
     refused(tp(60, 3), "dataset.n", "50, 75, 100 or 150");
     refused(tp(50, 4), "dataset.k1", "k1 = 5, k2 = 3");
+    let sc =
+        |k_pa: usize, s: i64| json!({"kind": "sparse_counts", "k_pa": k_pa, "authors_seed": s});
+    refused(sc(10, 51), "dataset.authors_seed", "1 to 50");
+    refused(sc(4, 1), "dataset.k_pa", "2, 3, 5 or 10");
     // A data directory without the authors' files: the error names the file.
     let spec = parse_dataset(&td(5, 200, 1)).expect("valid");
     let empty = DataContext {

@@ -1,34 +1,43 @@
-//! The authors' own simulated datasets for §5.3 / C.3 (Table 3) and supplement E (Tables 7–8) of
-//! `002_d97ecc788b964f97.txt`: `dataset: {kind: two_dags | two_parent_sets, authors_seed: S}`
-//! reads the rows the authors' R scripts draw after `set.seed(S)` instead of drawing new ones.
+//! The authors' own simulated datasets for §5.1 / C.1 (Table 1), §5.3 / C.3 (Table 3) and
+//! supplement E (Tables 7–8) of `002_d97ecc788b964f97.txt`: `dataset: {kind: sparse_counts |
+//! two_dags | two_parent_sets, authors_seed: S}` reads the rows the authors' R scripts draw after
+//! `set.seed(S)` instead of drawing new ones.
 //!
-//! The files (`hidden2025_authors/two_dags.csv`: `k1,seed,x1,x2,x3`;
+//! The files (`hidden2025_authors/sparse_counts.csv`: `k_pa,seed,x,y`;
+//! `hidden2025_authors/two_dags.csv`: `k1,seed,x1,x2,x3`;
 //! `hidden2025_authors/two_parent_sets.csv`: `g_true,n,seed,x1,x2,x3`, the paper's G1/G2 names)
 //! are written by `bench/hidden2025_authors/datasets.R` with R 4.2.2, which restates the
-//! data-drawing lines of the authors' `r/power_simulate.R`, `r/g1_simulations.R` and
-//! `r/g2_simulations.R` (their Table 3 script reseeds R with the same seed before each of its
-//! three draws; supplement E's seeds once). Codes are the authors' (`x1` in 0..k1−1): code c gets
-//! the generators' label c + 1 for a multi-level variable and `0`/`1` for a binary one, so a
-//! dataset read here has the same shape and labels as one drawn by [`super::synthetic`]. The true
-//! probabilities are not stored: such a dataset has no `cpt:` or `adjacency` truth.
+//! data-drawing lines of the authors' `r/parameter_learning_simulation.R`, `r/power_simulate.R`,
+//! `r/g1_simulations.R` and `r/g2_simulations.R` (their Table 3 script reseeds R with the same
+//! seed before each of its three draws; the others seed once). Codes are the authors' (`x1` in
+//! 0..k1−1): code c gets the generators' label c + 1 for a multi-level variable and `0`/`1` for a
+//! binary one, so a dataset read here has the same shape and labels as one drawn by
+//! [`super::synthetic`]. Table 1's probabilities are fixed (2/3 and 1/3), so its datasets carry
+//! the generator's truth; Tables 3 and 7–8 draw theirs, which are not stored: those datasets
+//! have no `cpt:` or `adjacency` truth.
 //!
-//! The authors drew seeds 1..=100 at n = 200 and k1 ∈ {5, 25, 100, 200} (Table 3), and at
-//! n ∈ {50, 75, 100, 150} with k1 = 5, k2 = 3 for both true graphs (Tables 7–8); any other
-//! combination is refused by [`check_two_dags`] / [`check_two_parent_sets`] when the YAML is
+//! The authors drew seeds 1..=50 at n = 100 and K_Pa ∈ {2, 3, 5, 10} (Table 1), 1..=100 at
+//! n = 200 and k1 ∈ {5, 25, 100, 200} (Table 3), and 1..=100 at n ∈ {50, 75, 100, 150} with
+//! k1 = 5, k2 = 3 for both true graphs (Tables 7–8); any other combination is refused by
+//! [`check_sparse_counts`], [`check_two_dags`] or [`check_two_parent_sets`] when the YAML is
 //! parsed, before a chain starts.
 
 use std::path::Path;
 
 use super::csv::{CsvRecords, read_records};
-use super::synthetic::{LevelsMode, Synthetic, TwoParentTruth, finish, labels};
+use super::synthetic::{
+    LevelsMode, Synthetic, TwoParentTruth, finish, labels, sparse_counts_truth,
+};
 use crate::params::ParamError;
 
+/// Table 1's file, relative to the data directory.
+pub const SPARSE_COUNTS_PATH: &str = "hidden2025_authors/sparse_counts.csv";
+/// Table 1's K_Pa values (the authors' k_par = 1, 2, 4, 9, plus one) at n = 100.
+pub const SPARSE_COUNTS_K_PA: [usize; 4] = [2, 3, 5, 10];
 /// Table 3's file, relative to the data directory.
 pub const TWO_DAGS_PATH: &str = "hidden2025_authors/two_dags.csv";
 /// Tables 7–8's file, relative to the data directory.
 pub const TWO_PARENT_SETS_PATH: &str = "hidden2025_authors/two_parent_sets.csv";
-/// The authors' seeds, `set.seed(1)` … `set.seed(100)`.
-pub const AUTHORS_SEEDS: std::ops::RangeInclusive<u32> = 1..=100;
 /// Table 3's k1 values (the authors' k = 4, 24, 99, 199, plus one) at n = 200.
 pub const TWO_DAGS_K1: [usize; 4] = [5, 25, 100, 200];
 /// Tables 7–8's sample sizes (k1 = 5, k2 = 3).
@@ -38,21 +47,42 @@ fn refuse(key: &str, message: String) -> ParamError {
     ParamError::new(format!("dataset.{key}"), message)
 }
 
-fn check_seed(seed: u32) -> Result<(), ParamError> {
-    if AUTHORS_SEEDS.contains(&seed) {
+fn check_seed(seed: u32, last: u32) -> Result<(), ParamError> {
+    if (1..=last).contains(&seed) {
         Ok(())
     } else {
         Err(refuse(
             "authors_seed",
-            format!("{seed}: the authors drew seeds 1 to 100"),
+            format!("{seed}: the authors drew seeds 1 to {last}"),
         ))
     }
+}
+
+/// Refuse a Table 1 `authors_seed` outside what the authors drew: seed 1..=50, `n` = 100,
+/// `k_pa` one of [`SPARSE_COUNTS_K_PA`].
+pub fn check_sparse_counts(seed: u32, n: usize, k_pa: usize) -> Result<(), ParamError> {
+    check_seed(seed, 50)?;
+    if n != 100 {
+        return Err(refuse(
+            "n",
+            format!("{n}: the authors' Table 1 datasets (authors_seed) have n = 100"),
+        ));
+    }
+    if !SPARSE_COUNTS_K_PA.contains(&k_pa) {
+        return Err(refuse(
+            "k_pa",
+            format!(
+                "{k_pa}: the authors' Table 1 datasets (authors_seed) have k_pa = 2, 3, 5 or 10"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuse a Table 3 `authors_seed` outside what the authors drew: seed 1..=100, `n` = 200,
 /// `k1` one of [`TWO_DAGS_K1`].
 pub fn check_two_dags(seed: u32, n: usize, k1: usize) -> Result<(), ParamError> {
-    check_seed(seed)?;
+    check_seed(seed, 100)?;
     if n != 200 {
         return Err(refuse(
             "n",
@@ -73,7 +103,7 @@ pub fn check_two_dags(seed: u32, n: usize, k1: usize) -> Result<(), ParamError> 
 /// Refuse a Tables 7–8 `authors_seed` outside what the authors drew: seed 1..=100, `n` one of
 /// [`TWO_PARENT_SETS_N`], `k1` = 5 and `k2` = 3.
 pub fn check_two_parent_sets(seed: u32, n: usize, k1: usize, k2: usize) -> Result<(), ParamError> {
-    check_seed(seed)?;
+    check_seed(seed, 100)?;
     if !TWO_PARENT_SETS_N.contains(&n) {
         return Err(refuse(
             "n",
@@ -93,12 +123,12 @@ pub fn check_two_parent_sets(seed: u32, n: usize, k1: usize, k2: usize) -> Resul
     Ok(())
 }
 
-/// The rows of `records` whose `keys` columns hold `values`, as the codes of `x1`, `x2`, `x3`,
-/// each checked below its number of levels `k`. Errors name the file and line.
+/// The rows of `records` whose `keys` columns hold the given values, as the codes of the
+/// `vars` columns, each checked below its number of levels. Errors name the file and line.
 fn select(
     records: &CsvRecords,
     keys: &[(&str, String)],
-    k: [usize; 3],
+    vars: &[(&str, usize)],
 ) -> Result<Vec<Vec<u16>>, ParamError> {
     let file = &records.file;
     let column = |name: &str| {
@@ -112,8 +142,11 @@ fn select(
         .iter()
         .map(|(name, v)| column(name).map(|c| (c, v.as_str())))
         .collect::<Result<_, _>>()?;
-    let x_cols = [column("x1")?, column("x2")?, column("x3")?];
-    let mut cols: Vec<Vec<u16>> = vec![Vec::new(); 3];
+    let x_cols: Vec<usize> = vars
+        .iter()
+        .map(|(name, _)| column(name))
+        .collect::<Result<_, _>>()?;
+    let mut cols: Vec<Vec<u16>> = vec![Vec::new(); vars.len()];
     for (line, fields) in &records.rows {
         if !key_cols.iter().all(|&(c, v)| fields[c].trim() == v) {
             continue;
@@ -123,15 +156,15 @@ fn select(
                 .trim()
                 .parse::<usize>()
                 .ok()
-                .filter(|&v| v < k[j])
+                .filter(|&v| v < vars[j].1)
                 .ok_or_else(|| {
                     refuse(
                         "authors_seed",
                         format!(
-                            "{file}, line {line}: x{} = {:?} is not a code 0..{}",
-                            j + 1,
+                            "{file}, line {line}: {} = {:?} is not a code 0..{}",
+                            vars[j].0,
                             fields[c],
-                            k[j] - 1
+                            vars[j].1 - 1
                         ),
                     )
                 })?;
@@ -162,9 +195,35 @@ fn checked_rows(cols: &[Vec<u16>], n: usize, file: &str, seed: u32) -> Result<()
     }
 }
 
+/// Table 1's dataset drawn by the authors with `set.seed(seed)` at `k_pa` (n = 100), with the
+/// generator's truth, from the CSV at `path` (`file` names it in messages). Errors: unreadable
+/// or malformed file, no or too few rows for (k_pa, seed), a code outside its levels.
+pub fn sparse_counts(
+    path: &Path,
+    file: &str,
+    k_pa: usize,
+    seed: u32,
+    mode: LevelsMode,
+) -> Result<Synthetic, ParamError> {
+    let records = read_records(path, file)?;
+    let cols = select(
+        &records,
+        &[("k_pa", k_pa.to_string()), ("seed", seed.to_string())],
+        &[("x", k_pa), ("y", 2)],
+    )?;
+    checked_rows(&cols, 100, file, seed)?;
+    let (lx, truth) = sparse_counts_truth(k_pa);
+    Ok(finish(
+        &["x", "y"],
+        vec![lx, labels(2, true)],
+        cols,
+        truth,
+        mode,
+    ))
+}
+
 /// Table 3's dataset drawn by the authors with `set.seed(seed)` at `k1` (n = 200), from the CSV
-/// at `path` (`file` names it in messages). Errors: unreadable or malformed file, no or too
-/// few rows for (k1, seed), a code outside its levels.
+/// at `path`. Errors as [`sparse_counts`].
 pub fn two_dags(
     path: &Path,
     file: &str,
@@ -176,7 +235,7 @@ pub fn two_dags(
     let cols = select(
         &records,
         &[("k1", k1.to_string()), ("seed", seed.to_string())],
-        [k1, 2, 2],
+        &[("x1", k1), ("x2", 2), ("x3", 2)],
     )?;
     checked_rows(&cols, 200, file, seed)?;
     let lb = labels(2, true);
@@ -190,7 +249,7 @@ pub fn two_dags(
 }
 
 /// Supplement E's dataset drawn by the authors with `set.seed(seed)` for `g_true` and `n`
-/// (k1 = 5, k2 = 3), from the CSV at `path`. Errors as [`two_dags`].
+/// (k1 = 5, k2 = 3), from the CSV at `path`. Errors as [`sparse_counts`].
 pub fn two_parent_sets(
     path: &Path,
     file: &str,
@@ -211,7 +270,7 @@ pub fn two_parent_sets(
             ("n", n.to_string()),
             ("seed", seed.to_string()),
         ],
-        [5, 3, 2],
+        &[("x1", 5), ("x2", 3), ("x3", 2)],
     )?;
     checked_rows(&cols, n, file, seed)?;
     Ok(finish(

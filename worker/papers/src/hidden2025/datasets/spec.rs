@@ -108,6 +108,10 @@ pub struct SparseCountsSpec {
     /// `present` (default) or `declared`.
     #[serde(default)]
     pub levels: LevelsMode,
+    /// Read the authors' dataset drawn after `set.seed(authors_seed)` (1..=50; n = 100, k_pa ∈
+    /// {2, 3, 5, 10}) instead of drawing one ([`super::authors`]).
+    #[serde(default)]
+    pub authors_seed: Option<u32>,
 }
 
 /// `kind: two_dags`: §5.3 / Table 3 ([`two_dags`]).
@@ -250,6 +254,9 @@ pub fn parse_dataset(v: &Value) -> Result<DatasetSpec, ParamError> {
             let s: SparseCountsSpec = parse("dataset", v)?;
             rows("dataset.n", s.n)?;
             levels_max("dataset.k_pa", s.k_pa)?;
+            if let Some(seed) = s.authors_seed {
+                authors::check_sparse_counts(seed, s.n, s.k_pa)?;
+            }
             Ok(DatasetSpec::SparseCounts(s))
         }
         "two_dags" => {
@@ -343,7 +350,13 @@ impl DatasetSpec {
                 bif_sample(&net, s, rng)?
             }
             DatasetSpec::SparseCounts(s) => {
-                let g = sparse_counts(s.n, s.k_pa, s.levels, rng);
+                let g = match s.authors_seed {
+                    Some(seed) => {
+                        let file = authors::SPARSE_COUNTS_PATH;
+                        authors::sparse_counts(&resolve(file)?, file, s.k_pa, seed, s.levels)?
+                    }
+                    None => sparse_counts(s.n, s.k_pa, s.levels, rng),
+                };
                 (g.data, g.truth)
             }
             DatasetSpec::TwoDags(s) => {

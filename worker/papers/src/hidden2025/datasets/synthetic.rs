@@ -132,17 +132,14 @@ pub fn sparse_counts<R: RngExt + ?Sized>(
     mode: LevelsMode,
     rng: &mut R,
 ) -> Synthetic {
-    let lx = labels(k_pa, false);
-    let p1: Vec<f64> = (1..=k_pa)
-        .map(|h| if h % 2 == 0 { 2.0 / 3.0 } else { 1.0 / 3.0 })
-        .collect();
+    let (lx, truth) = sparse_counts_truth(k_pa);
+    let p1: Vec<f64> = truth[1].probabilities.chunks(2).map(|r| r[1]).collect();
     let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..n {
         let h = rng.random_range(0..k_pa);
         x.push(h as u16);
         y.push(bernoulli(rng, p1[h]));
     }
-    let truth = vec![uniform_root("x", &lx), binary_cpt("y", &[("x", &lx)], &p1)];
     finish(
         &["x", "y"],
         vec![lx, labels(2, true)],
@@ -150,6 +147,17 @@ pub fn sparse_counts<R: RngExt + ?Sized>(
         truth,
         mode,
     )
+}
+
+/// §5.1's labels of `x` (1..=`k_pa`) and the truth of `x` (uniform) and `y` (P(y = 1 | x = h) =
+/// 2/3 for even h, 1/3 for odd h).
+pub(super) fn sparse_counts_truth(k_pa: usize) -> (Vec<String>, Vec<TrueCpt>) {
+    let lx = labels(k_pa, false);
+    let p1: Vec<f64> = (1..=k_pa)
+        .map(|h| if h % 2 == 0 { 2.0 / 3.0 } else { 1.0 / 3.0 })
+        .collect();
+    let truth = vec![uniform_root("x", &lx), binary_cpt("y", &[("x", &lx)], &p1)];
+    (lx, truth)
 }
 
 /// §5.3/C.3 (Table 3): `n` rows of (`x1`, `x2`, `x3`): `x1` uniform on `k1` levels; P(x2 = 1 | x1)
