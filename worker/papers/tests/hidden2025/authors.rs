@@ -216,15 +216,15 @@ fn hidden2025_authors_seed_is_refused_outside_the_authors_draws() {
     let td = |k1: usize, n: usize, s: i64| json!({"kind": "two_dags", "n": n, "k1": k1, "authors_seed": s});
     refused(td(5, 200, 0), "dataset.authors_seed", "1 to 100");
     refused(td(5, 200, 101), "dataset.authors_seed", "1 to 100");
-    refused(td(6, 200, 1), "dataset.k1", "5, 25, 100 or 200");
-    refused(td(5, 100, 1), "dataset.n", "n = 200");
+    refused(td(6, 200, 1), "dataset.k1", "{5, 25, 100, 200}");
+    refused(td(5, 100, 1), "dataset.n", "{200}");
     let tp = |n: usize, k2: usize| json!({"kind": "two_parent_sets", "n": n, "g_true": "g1", "k2": k2, "authors_seed": 7});
-    refused(tp(60, 3), "dataset.n", "50, 75, 100 or 150");
-    refused(tp(50, 4), "dataset.k1", "k1 = 5, k2 = 3");
+    refused(tp(60, 3), "dataset.n", "{50, 75, 100, 150}");
+    refused(tp(50, 4), "dataset.k2", "{3}");
     let sc =
         |k_pa: usize, s: i64| json!({"kind": "sparse_counts", "k_pa": k_pa, "authors_seed": s});
     refused(sc(10, 51), "dataset.authors_seed", "1 to 50");
-    refused(sc(4, 1), "dataset.k_pa", "2, 3, 5 or 10");
+    refused(sc(4, 1), "dataset.k_pa", "{2, 3, 5, 10}");
     // A data directory without the authors' files: the error names the file.
     let spec = parse_dataset(&td(5, 200, 1)).expect("valid");
     let empty = DataContext {

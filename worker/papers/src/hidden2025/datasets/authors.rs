@@ -47,80 +47,60 @@ fn refuse(key: &str, message: String) -> ParamError {
     ParamError::new(format!("dataset.{key}"), message)
 }
 
-fn check_seed(seed: u32, last: u32) -> Result<(), ParamError> {
-    if (1..=last).contains(&seed) {
-        Ok(())
-    } else {
-        Err(refuse(
+/// Refuse what the authors did not draw: a seed outside 1..=`last`, or a key of `keys` (YAML
+/// name, value, the values the authors drew) at another value; the message lists the allowed
+/// values and names `table`.
+fn check_drawn(
+    table: &str,
+    seed: u32,
+    last: u32,
+    keys: &[(&str, usize, &[usize])],
+) -> Result<(), ParamError> {
+    if !(1..=last).contains(&seed) {
+        return Err(refuse(
             "authors_seed",
             format!("{seed}: the authors drew seeds 1 to {last}"),
-        ))
+        ));
     }
+    for &(key, value, allowed) in keys {
+        if !allowed.contains(&value) {
+            let list: Vec<String> = allowed.iter().map(usize::to_string).collect();
+            return Err(refuse(
+                key,
+                format!(
+                    "{value}: the authors' {table} datasets (authors_seed) have {key} in {{{}}}",
+                    list.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuse a Table 1 `authors_seed` outside what the authors drew: seed 1..=50, `n` = 100,
 /// `k_pa` one of [`SPARSE_COUNTS_K_PA`].
 pub fn check_sparse_counts(seed: u32, n: usize, k_pa: usize) -> Result<(), ParamError> {
-    check_seed(seed, 50)?;
-    if n != 100 {
-        return Err(refuse(
-            "n",
-            format!("{n}: the authors' Table 1 datasets (authors_seed) have n = 100"),
-        ));
-    }
-    if !SPARSE_COUNTS_K_PA.contains(&k_pa) {
-        return Err(refuse(
-            "k_pa",
-            format!(
-                "{k_pa}: the authors' Table 1 datasets (authors_seed) have k_pa = 2, 3, 5 or 10"
-            ),
-        ));
-    }
-    Ok(())
+    let keys: [(&str, usize, &[usize]); 2] =
+        [("n", n, &[100]), ("k_pa", k_pa, &SPARSE_COUNTS_K_PA)];
+    check_drawn("Table 1", seed, 50, &keys)
 }
 
 /// Refuse a Table 3 `authors_seed` outside what the authors drew: seed 1..=100, `n` = 200,
 /// `k1` one of [`TWO_DAGS_K1`].
 pub fn check_two_dags(seed: u32, n: usize, k1: usize) -> Result<(), ParamError> {
-    check_seed(seed, 100)?;
-    if n != 200 {
-        return Err(refuse(
-            "n",
-            format!("{n}: the authors' Table 3 datasets (authors_seed) have n = 200"),
-        ));
-    }
-    if !TWO_DAGS_K1.contains(&k1) {
-        return Err(refuse(
-            "k1",
-            format!(
-                "{k1}: the authors' Table 3 datasets (authors_seed) have k1 = 5, 25, 100 or 200"
-            ),
-        ));
-    }
-    Ok(())
+    let keys: [(&str, usize, &[usize]); 2] = [("n", n, &[200]), ("k1", k1, &TWO_DAGS_K1)];
+    check_drawn("Table 3", seed, 100, &keys)
 }
 
 /// Refuse a Tables 7–8 `authors_seed` outside what the authors drew: seed 1..=100, `n` one of
 /// [`TWO_PARENT_SETS_N`], `k1` = 5 and `k2` = 3.
 pub fn check_two_parent_sets(seed: u32, n: usize, k1: usize, k2: usize) -> Result<(), ParamError> {
-    check_seed(seed, 100)?;
-    if !TWO_PARENT_SETS_N.contains(&n) {
-        return Err(refuse(
-            "n",
-            format!(
-                "{n}: the authors' supplement E datasets (authors_seed) have n = 50, 75, 100 or 150"
-            ),
-        ));
-    }
-    if (k1, k2) != (5, 3) {
-        return Err(refuse(
-            "k1",
-            format!(
-                "k1 = {k1}, k2 = {k2}: the authors' supplement E datasets (authors_seed) have k1 = 5, k2 = 3"
-            ),
-        ));
-    }
-    Ok(())
+    let keys: [(&str, usize, &[usize]); 3] = [
+        ("n", n, &TWO_PARENT_SETS_N),
+        ("k1", k1, &[5]),
+        ("k2", k2, &[3]),
+    ];
+    check_drawn("supplement E", seed, 100, &keys)
 }
 
 /// The rows of `records` whose `keys` columns hold the given values, as the codes of the
