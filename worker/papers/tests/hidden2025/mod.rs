@@ -9,6 +9,7 @@ mod samplers;
 mod sbc;
 mod scores_pgmpy;
 mod structures;
+mod theorem3;
 
 use causeway_papers::hidden2025::datasets::DiscreteData;
 use causeway_papers::hidden2025::params::Params;
