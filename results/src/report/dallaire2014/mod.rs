@@ -129,6 +129,23 @@ impl Pooled {
     }
 }
 
+/// `z_paper` of a cell of Tables 1–2: (ours − paper) / √(se² + paper_sd²), with `se` our Monte
+/// Carlo error of the posterior mean and `paper_sd` the paper's posterior sd (Table 1's ± is 2 sd,
+/// Table 2's read as 1 sd). The paper gives no Monte Carlo error, so its posterior spread stands
+/// for its uncertainty: |z| > 3 says our posterior mean lies outside 3 of the paper's posterior sds
+/// (plus our own error). None when the paper has no value or the result is not finite.
+pub(crate) fn z_against_paper(
+    ours: f64,
+    se: f64,
+    paper: Option<f64>,
+    paper_sd: Option<f64>,
+) -> Option<f64> {
+    let (p, psd) = (paper?, paper_sd?);
+    let se = if se.is_finite() { se } else { 0.0 };
+    let z = (ours - p) / (se * se + psd * psd).sqrt();
+    z.is_finite().then_some(z)
+}
+
 /// Add `<name>_se` and `<name>_converged` to `df` for every `names[i]`, from each row's
 /// `(errors, flags)[i]` (docs/checking.md, "Monte Carlo error of a table cell"). Errors: polars.
 pub(crate) fn with_errors<const K: usize>(
@@ -237,4 +254,26 @@ pub(crate) fn reported_row<'a>(
 /// `field` of a reported row as f64 (None when absent).
 pub(crate) fn reported_f64(row: Option<&serde_json::Value>, field: &str) -> Option<f64> {
     row?.get(field)?.as_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::z_against_paper;
+
+    #[test]
+    fn dallaire2014_z_against_paper_combines_our_mcse_with_the_papers_sd() {
+        // Abalone CIBP at the paper's size: KL 0.788 (MCSE 0.0228) against 0.074 ± 0.080 (2 sd).
+        let z = z_against_paper(0.788, 0.0228, Some(0.074), Some(0.040)).expect("a value");
+        let want = (0.788 - 0.074) / (0.0228f64.powi(2) + 0.040f64.powi(2)).sqrt();
+        assert!((z - want).abs() < 1e-12 && z > 15.0, "{z}");
+        // Our error unknown (one chain): the paper's sd alone.
+        assert_eq!(
+            z_against_paper(1.0, f64::NAN, Some(0.5), Some(0.25)),
+            Some(2.0)
+        );
+        // No paper value or no uncertainty: no z.
+        assert_eq!(z_against_paper(1.0, 0.1, None, Some(0.2)), None);
+        assert_eq!(z_against_paper(1.0, 0.1, Some(0.5), None), None);
+        assert_eq!(z_against_paper(1.0, 0.0, Some(0.5), Some(0.0)), None);
+    }
 }

@@ -6,7 +6,9 @@
 use polars::prelude::*;
 
 use super::table1_kl::method_rank;
-use super::{dataset_of, method_of, pooled_of, reported_f64, reported_row, with_errors};
+use super::{
+    dataset_of, method_of, pooled_of, reported_f64, reported_row, with_errors, z_against_paper,
+};
 use crate::report::{ReportError, Table};
 use crate::rundir::{Manifest, RunDir};
 
@@ -115,6 +117,17 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
         "paper_edges_dev" => paper(3),
     )?;
     let mut df = df;
+    // Against the paper: hidden units (errs[0]: the MCSE of hidden_units_mean) and edges (errs[4]).
+    for (name, value, se, paper_i) in [
+        ("z_paper_hidden_units", 0, 0, 0),
+        ("z_paper_edges", 4, 4, 2),
+    ] {
+        let z: Vec<Option<f64>> = rows
+            .iter()
+            .map(|r| z_against_paper(r.4[value], r.6[se], r.5[paper_i], r.5[paper_i + 1]))
+            .collect();
+        df.with_column(Column::new(name.into(), z))?;
+    }
     let errors: Vec<_> = rows.iter().map(|r| (r.6, r.7)).collect();
     with_errors(
         &mut df,
@@ -140,6 +153,9 @@ pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError>
              Edges are adjacent + jump edges; depth counts layer 0. Means and \
              sample sds (1 sd) over every retained sample of every chain. The paper's ± does not say whether it \
              is 1 or 2 sd (we read it as 1 sd)."
+                .into(),
+            "z_paper_hidden_units, z_paper_edges = (ours − paper) / √(MCSE² + paper_dev²): the paper's sd stands for \
+             its uncertainty (it gives no Monte Carlo error); |z| > 3 is listed by `causeway check --against-paper`."
                 .into(),
         ],
     })
