@@ -142,6 +142,9 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     tables.push(cep_spurious::table(rd, m, &all)?);
     if methods.contains("smc") {
         tables.push(cep_author_smc::author_smc_comparison(&rows, &meta)?);
+        if let Some(smc) = all.iter().find(|s| s.method == "smc") {
+            tables.push(cep_author_smc::author_smc_decisions(smc, &meta)?);
+        }
     }
     let panels: Vec<Panel> = all.iter().filter_map(roc_panel).collect();
     if !panels.is_empty() {

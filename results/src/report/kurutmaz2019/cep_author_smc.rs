@@ -1,7 +1,11 @@
-//! §5.4: table `cep_author_smc`, our SMC ln p(x) against the thesis author's stored values.
+//! §5.4: tables `cep_author_smc`, our SMC ln p(x) against the thesis author's stored values, and
+//! `cep_author_decisions`, whether both make the same decisions.
 
 use causeway_papers::kurutmaz2019::datasets::PairMeta;
-use causeway_papers::kurutmaz2019::evaluation::{DiffSummary, LogMlRow, author_differences};
+use causeway_papers::kurutmaz2019::evaluation::decisions::{AgreementBin, decision_agreement};
+use causeway_papers::kurutmaz2019::evaluation::{
+    DiffSummary, LogMlRow, Scores, author_differences, scores,
+};
 use polars::prelude::*;
 
 use super::thesis_fixture_rows;
@@ -81,6 +85,73 @@ pub fn author_smc_comparison(rows: &[LogMlRow], meta: &[PairMeta]) -> Result<Tab
              runs differ by tens of nats, so what must agree is the distribution of the differences (centred on 0), not each cell."
                 .into(),
             "Author's values: tests/fixtures/cep/thesis_smc_log_ml.csv (see its README).".into(),
+        ],
+    })
+}
+
+/// Table `cep_author_decisions`: how often our SMC and the author's stored SMC values make the
+/// same §5.4 decision per (setting, pair) (the hypothesis with the highest max-over-R ln p(x)),
+/// by the margin of our decision (`evaluation::decisions`), with the binomial se of each share.
+///
+/// Errors: the compiled-in fixture fails to parse (a bug); polars.
+pub fn author_smc_decisions(ours: &Scores, meta: &[PairMeta]) -> Result<Table, ReportError> {
+    let author = thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", meta)?;
+    let author = scores(&author, "smc", meta).map_err(|e| ReportError::Other(e.to_string()))?;
+    let mut bins = decision_agreement(ours, &author);
+    let all = bins
+        .iter()
+        .fold((0u64, 0u64), |a, b| (a.0 + b.cells, a.1 + b.agree));
+    let mut labels: Vec<String> = bins
+        .iter()
+        .map(|b| {
+            if b.high.is_finite() {
+                format!("[{}, {})", b.low, b.high)
+            } else {
+                format!(">= {}", b.low)
+            }
+        })
+        .collect();
+    labels.push("all".into());
+    bins.push(AgreementBin {
+        low: 0.0,
+        high: f64::INFINITY,
+        cells: all.0,
+        agree: all.1,
+    });
+    let share: Vec<(f64, f64, u64)> = bins
+        .iter()
+        .map(|b| {
+            let p = if b.cells == 0 {
+                f64::NAN
+            } else {
+                b.agree as f64 / b.cells as f64
+            };
+            (p, se::binomial_se(p, b.cells), b.cells)
+        })
+        .collect();
+    let mut cols: Vec<Column> = vec![
+        Series::new("our_margin_nats".into(), labels).into(),
+        Series::new(
+            "decisions".into(),
+            bins.iter().map(|b| b.cells).collect::<Vec<_>>(),
+        )
+        .into(),
+        Series::new(
+            "agree".into(),
+            bins.iter().map(|b| b.agree).collect::<Vec<_>>(),
+        )
+        .into(),
+    ];
+    se::push_estimates(&mut cols, "share_agree", &share);
+    Ok(Table {
+        name: "cep_author_decisions".into(),
+        title: "§5.4: the same decision from our SMC and the thesis author's stored SMC values, by our decision's margin".into(),
+        df: DataFrame::new_infer_height(cols)?,
+        notes: vec![
+            "A decision: per (setting, pair), the hypothesis (A → B, B → A, spurious) with the highest max over R of ln p(x), \
+             as Table 5.2 counts them (first on ties). our_margin_nats: our best hypothesis's value minus the runner-up's. \
+             Cells missing on either side are left out."
+                .into(),
         ],
     })
 }

@@ -8,6 +8,8 @@
 //! `a_to_b`); the thesis evaluated in the **original** file orientation ([`PairMeta::forward`]:
 //! x is the cause), as do the metrics here: label "x → y", score max_R ln p(x → y) − max_R ln p(y → x).
 
+pub mod decisions;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::kurutmaz2019::datasets::{PairMeta, pair_number};

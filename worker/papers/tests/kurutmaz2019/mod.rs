@@ -4,6 +4,7 @@
 
 mod checkpoint;
 mod common;
+mod decisions;
 mod exact;
 mod order;
 mod params;
