@@ -36,11 +36,11 @@ fn other(e: impl std::fmt::Display) -> ReportError {
     ReportError::Other(format!("hidden2025.alarm: {e}"))
 }
 
-fn text(c: &CellRecord, key: &str) -> String {
+pub(super) fn text(c: &CellRecord, key: &str) -> String {
     c.param(key).map(json_text).unwrap_or_default()
 }
 
-fn rho_of(c: &CellRecord) -> String {
+pub(super) fn rho_of(c: &CellRecord) -> String {
     c.param("rho").map(json_text).unwrap_or_else(|| "k".into())
 }
 
@@ -467,33 +467,38 @@ fn figure10(rd: &RunDir, fig: &[FigSeries]) -> Result<(), ReportError> {
     figures::line_panels(&rd.figures_dir().join("alarm_fig10.svg"), &panels, 3)
 }
 
-/// Exact posterior of an `exact` cell over `labels` (NaN where a set is absent).
-fn exact_probs(
+/// Exact posterior of replicate `rep` of an `exact` cell over `labels` (0 where a set is
+/// absent from its summary); None when no job of it has finished or its summary has no
+/// `parent_sets`.
+pub(super) fn exact_probs(
     rd: &RunDir,
     m: &Manifest,
     c: &CellRecord,
+    rep: u64,
     labels: &[String],
-) -> Result<Vec<f64>, ReportError> {
+) -> Result<Option<Vec<f64>>, ReportError> {
     let Some(j) = m
         .jobs
         .iter()
-        .find(|j| j.cell == c.index && j.replicate == 0 && rd.chain_done(&j.job_id))
+        .find(|j| j.cell == c.index && j.replicate == rep && rd.chain_done(&j.job_id))
     else {
-        return Ok(vec![f64::NAN; labels.len()]);
+        return Ok(None);
     };
     let s = rd.read_summary(&j.job_id)?;
     let Some(sets) = find(&s, "parent_sets") else {
-        return Ok(vec![f64::NAN; labels.len()]);
+        return Ok(None);
     };
-    Ok(labels
-        .iter()
-        .map(|l| {
-            sets.row_names
-                .iter()
-                .position(|r| r == l)
-                .map_or(0.0, |r| sets.get(r, sets.cols.saturating_sub(1)))
-        })
-        .collect())
+    Ok(Some(
+        labels
+            .iter()
+            .map(|l| {
+                sets.row_names
+                    .iter()
+                    .position(|r| r == l)
+                    .map_or(0.0, |r| sets.get(r, sets.cols.saturating_sub(1)))
+            })
+            .collect(),
+    ))
 }
 
 /// Tables 10 and 11 (F.3).
@@ -542,7 +547,9 @@ fn parent_set_tables(
             .iter()
             .find(|e| text(e, "method") == "exact" && text(e, "node") == name && rho_of(e) == r);
         let ex = match ex_cell {
-            Some(e) => exact_probs(rd, m, e, &labels)?,
+            Some(e) => {
+                exact_probs(rd, m, e, 0, &labels)?.unwrap_or_else(|| vec![f64::NAN; sets.len()])
+            }
             None => vec![f64::NAN; sets.len()],
         };
         let tp = true_parents(truth, data, j);

@@ -12,17 +12,14 @@
 use causeway_papers::hidden2025::evaluation::alarm::edge_probability;
 use polars::prelude::*;
 
+use super::alarm::{exact_probs, rho_of, text};
 use crate::diagnostics::quantile_sorted;
 use crate::report::figures::{self, Line, Panel};
 use crate::report::{ReportError, Table, json_text, se};
-use crate::rundir::{CellRecord, Manifest, RunDir, find};
+use crate::rundir::{CellRecord, Manifest, RunDir};
 
 fn other(e: impl std::fmt::Display) -> ReportError {
     ReportError::Other(format!("hidden2025.alarm_draws: {e}"))
-}
-
-fn text(c: &CellRecord, key: &str) -> String {
-    c.param(key).map(json_text).unwrap_or_default()
 }
 
 /// The candidate parent sets of a cell, each as its names in YAML order.
@@ -39,41 +36,6 @@ fn name_sets(c: &CellRecord) -> Vec<Vec<String>> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The exact posterior over `labels` of replicate `rep` of cell `c` (None if no job finished).
-fn exact_of(
-    rd: &RunDir,
-    m: &Manifest,
-    c: &CellRecord,
-    rep: u64,
-    labels: &[String],
-) -> Result<Option<Vec<f64>>, ReportError> {
-    let Some(j) = m
-        .jobs
-        .iter()
-        .find(|j| j.cell == c.index && j.replicate == rep && rd.chain_done(&j.job_id))
-    else {
-        return Ok(None);
-    };
-    let s = rd.read_summary(&j.job_id)?;
-    let sets = find(&s, "parent_sets").ok_or_else(|| {
-        other(format!(
-            "cell {}: the exact summary has no parent_sets",
-            c.index
-        ))
-    })?;
-    Ok(Some(
-        labels
-            .iter()
-            .map(|l| {
-                sets.row_names
-                    .iter()
-                    .position(|r| r == l)
-                    .map_or(0.0, |r| sets.get(r, sets.cols.saturating_sub(1)))
-            })
-            .collect(),
-    ))
 }
 
 /// One row of the table: a probability over the samples beside the paper's value.
@@ -94,12 +56,12 @@ fn quantities(
     reps: u64,
 ) -> Result<Vec<Quantity>, ReportError> {
     let node = text(c, "node");
-    let rho = c.param("rho").map(json_text).unwrap_or_else(|| "k".into());
+    let rho = rho_of(c);
     let sets = name_sets(c);
     let labels: Vec<String> = sets.iter().map(|s| s.join(";")).collect();
     let mut per_rep = Vec::new();
     for r in 0..reps {
-        if let Some(p) = exact_of(rd, m, c, r, &labels)? {
+        if let Some(p) = exact_probs(rd, m, c, r, &labels)? {
             per_rep.push(p);
         }
     }
