@@ -16,18 +16,7 @@ use causeway_papers::{RunSpec, run_chain};
 use statrs::function::gamma::ln_gamma;
 
 use super::evaluation::{lucas_parents, read_lucas};
-
-/// A table from its occupied rows (configurations 0, 1, …).
-fn table(rows: &[&[u32]]) -> ParentTable {
-    let k = rows[0].len();
-    ParentTable {
-        k,
-        n_configs: rows.len() as u64,
-        configs: (0..rows.len() as u64).collect(),
-        counts: rows.iter().flat_map(|r| r.iter().copied()).collect(),
-        totals: rows.iter().map(|r| r.iter().sum()).collect(),
-    }
-}
+use super::table;
 
 /// Golden-section minimum of a convex `f` on [lo, hi] (to width 1e-13).
 fn golden(f: &dyn Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> (f64, f64) {

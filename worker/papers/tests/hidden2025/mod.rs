@@ -11,8 +11,20 @@ mod scores_pgmpy;
 mod structures;
 mod theorem3;
 
-use causeway_papers::hidden2025::datasets::DiscreteData;
+use causeway_papers::hidden2025::datasets::{DiscreteData, ParentTable};
 use causeway_papers::hidden2025::params::Params;
+
+/// A table from its occupied rows (configurations 0, 1, …; k counts each).
+fn table(rows: &[&[u32]]) -> ParentTable {
+    let k = rows[0].len();
+    ParentTable {
+        k,
+        n_configs: rows.len() as u64,
+        configs: (0..rows.len() as u64).collect(),
+        counts: rows.iter().flat_map(|r| r.iter().copied()).collect(),
+        totals: rows.iter().map(|r| r.iter().sum()).collect(),
+    }
+}
 
 /// Cell params from JSON (valid by construction in the tests).
 fn params(v: serde_json::Value) -> Params {

@@ -6,21 +6,10 @@
 //! kind. The left side uses the library's eq 7 (`equations::log_marginal_likelihood`). The negative
 //! control drops the β^w factor, which must break the equality.
 
+use super::table;
 use causeway_papers::hidden2025::datasets::ParentTable;
 use causeway_papers::hidden2025::equations::log_marginal_likelihood;
 use statrs::function::gamma::ln_gamma;
-
-/// A table of `rows` (one per occupied parent configuration, k counts each).
-fn table(rows: &[&[u32]]) -> ParentTable {
-    let k = rows[0].len();
-    ParentTable {
-        k,
-        n_configs: rows.len() as u64,
-        configs: (0..rows.len() as u64).collect(),
-        counts: rows.iter().flat_map(|r| r.iter().copied()).collect(),
-        totals: rows.iter().map(|r| r.iter().sum()).collect(),
-    }
-}
 
 /// Unsigned Stirling numbers of the first kind s(n, w), 0 ≤ w ≤ n ≤ `max`.
 fn stirling(max: usize) -> Vec<Vec<f64>> {

@@ -26,7 +26,7 @@ use std::path::Path;
 
 use super::csv::{CsvRecords, read_records};
 use super::synthetic::{
-    LevelsMode, Synthetic, TwoParentTruth, finish, labels, sparse_counts_truth,
+    LevelsMode, Synthetic, TrueCpt, TwoParentTruth, finish, labels, sparse_counts_truth,
 };
 use crate::params::ParamError;
 
@@ -175,6 +175,27 @@ fn checked_rows(cols: &[Vec<u16>], n: usize, file: &str, seed: u32) -> Result<()
     }
 }
 
+/// The rows of `file` (at `path`) matching `keys`, `n` of them, as the variables `vars` (name,
+/// number of levels) with their `levels` labels and `truth`.
+#[allow(clippy::too_many_arguments)]
+fn read(
+    path: &Path,
+    file: &str,
+    keys: &[(&str, String)],
+    vars: &[(&str, usize)],
+    n: usize,
+    seed: u32,
+    levels: Vec<Vec<String>>,
+    truth: Vec<TrueCpt>,
+    mode: LevelsMode,
+) -> Result<Synthetic, ParamError> {
+    let records = read_records(path, file)?;
+    let cols = select(&records, keys, vars)?;
+    checked_rows(&cols, n, file, seed)?;
+    let names: Vec<&str> = vars.iter().map(|(name, _)| *name).collect();
+    Ok(finish(&names, levels, cols, truth, mode))
+}
+
 /// Table 1's dataset drawn by the authors with `set.seed(seed)` at `k_pa` (n = 100), with the
 /// generator's truth, from the CSV at `path` (`file` names it in messages). Errors: unreadable
 /// or malformed file, no or too few rows for (k_pa, seed), a code outside its levels.
@@ -185,21 +206,20 @@ pub fn sparse_counts(
     seed: u32,
     mode: LevelsMode,
 ) -> Result<Synthetic, ParamError> {
-    let records = read_records(path, file)?;
-    let cols = select(
-        &records,
-        &[("k_pa", k_pa.to_string()), ("seed", seed.to_string())],
-        &[("x", k_pa), ("y", 2)],
-    )?;
-    checked_rows(&cols, 100, file, seed)?;
     let (lx, truth) = sparse_counts_truth(k_pa);
-    Ok(finish(
-        &["x", "y"],
-        vec![lx, labels(2, true)],
-        cols,
+    let keys = [("k_pa", k_pa.to_string()), ("seed", seed.to_string())];
+    let levels = vec![lx, labels(2, true)];
+    read(
+        path,
+        file,
+        &keys,
+        &[("x", k_pa), ("y", 2)],
+        100,
+        seed,
+        levels,
         truth,
         mode,
-    ))
+    )
 }
 
 /// Table 3's dataset drawn by the authors with `set.seed(seed)` at `k1` (n = 200), from the CSV
@@ -211,21 +231,20 @@ pub fn two_dags(
     seed: u32,
     mode: LevelsMode,
 ) -> Result<Synthetic, ParamError> {
-    let records = read_records(path, file)?;
-    let cols = select(
-        &records,
-        &[("k1", k1.to_string()), ("seed", seed.to_string())],
-        &[("x1", k1), ("x2", 2), ("x3", 2)],
-    )?;
-    checked_rows(&cols, 200, file, seed)?;
-    let lb = labels(2, true);
-    Ok(finish(
-        &["x1", "x2", "x3"],
-        vec![labels(k1, false), lb.clone(), lb],
-        cols,
+    let keys = [("k1", k1.to_string()), ("seed", seed.to_string())];
+    let vars = [("x1", k1), ("x2", 2), ("x3", 2)];
+    let levels = vec![labels(k1, false), labels(2, true), labels(2, true)];
+    read(
+        path,
+        file,
+        &keys,
+        &vars,
+        200,
+        seed,
+        levels,
         Vec::new(),
         mode,
-    ))
+    )
 }
 
 /// Supplement E's dataset drawn by the authors with `set.seed(seed)` for `g_true` and `n`
@@ -238,26 +257,16 @@ pub fn two_parent_sets(
     seed: u32,
     mode: LevelsMode,
 ) -> Result<Synthetic, ParamError> {
-    let records = read_records(path, file)?;
     let g = match g_true {
         TwoParentTruth::G1 => "g1",
         TwoParentTruth::G2 => "g2",
     };
-    let cols = select(
-        &records,
-        &[
-            ("g_true", g.to_string()),
-            ("n", n.to_string()),
-            ("seed", seed.to_string()),
-        ],
-        &[("x1", 5), ("x2", 3), ("x3", 2)],
-    )?;
-    checked_rows(&cols, n, file, seed)?;
-    Ok(finish(
-        &["x1", "x2", "x3"],
-        vec![labels(5, false), labels(3, false), labels(2, true)],
-        cols,
-        Vec::new(),
-        mode,
-    ))
+    let keys = [
+        ("g_true", g.to_string()),
+        ("n", n.to_string()),
+        ("seed", seed.to_string()),
+    ];
+    let vars = [("x1", 5), ("x2", 3), ("x3", 2)];
+    let levels = vec![labels(5, false), labels(3, false), labels(2, true)];
+    read(path, file, &keys, &vars, n, seed, levels, Vec::new(), mode)
 }
