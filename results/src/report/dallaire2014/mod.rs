@@ -6,6 +6,7 @@
 //! A cell's *method* is its `params.prior` (`ecibp`, `cibp`) for the MCMC of §4, else its
 //! `params.method` (`kde`, `dpmog`, `forward`); its *dataset* is `dataset.kind`.
 
+mod fantasy;
 mod kde;
 mod kl_reference;
 mod prior_moments;
@@ -31,9 +32,11 @@ pub fn table1(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Tabl
 }
 
 /// `dallaire2014.table2`: Table 2 (posterior units, edges and depth per dataset and prior), and
-/// per MCMC cell with data a figure of its chains' traces.
+/// per MCMC cell with data a figure of its chains' traces and, for two-dimensional data, one of
+/// fantasy data against the test set ([`fantasy`]).
 pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     trace_figures(rd, m)?;
+    fantasy::fantasy_figures(rd, m)?;
     Ok(vec![table2_structure::table2_structure(rd, m)?])
 }
 

@@ -9,3 +9,4 @@ mod geweke;
 mod mtm;
 mod prior_moments;
 mod sbc;
+mod summary_network;

@@ -571,6 +571,62 @@ impl Network {
         }
         (units, edges)
     }
+
+    /// The network of a chain's summary, as [`Network::summary_rows`] writes it: `units` rows
+    /// `(layer, gamma, nu)` in the network's order (the `d` observed units first), `edges` rows
+    /// `(child, parent, weight, is_jump)` indexing those rows. The units carry no activations
+    /// (N = 0): enough to draw new data from it ([`super::forward::sample_observed_outputs`]),
+    /// which then gives the draws the original network would give from the same stream.
+    ///
+    /// Errors ([`SamplerError::Input`]): row lengths not multiples of 3 and 4, fewer than `d`
+    /// units, an observed row off layer 0 or a hidden one on it, a layer more than one past the
+    /// deepest so far, an edge naming a unit that does not exist or not from a deeper layer,
+    /// non-finite values.
+    pub fn from_summary_rows(d: usize, units: &[f64], edges: &[f64]) -> Result<Self, SamplerError> {
+        let bad = |m: String| Err(SamplerError::Input(m));
+        if !units.len().is_multiple_of(3) || !edges.len().is_multiple_of(4) || units.len() / 3 < d {
+            return bad(format!(
+                "a network summary needs rows of 3 (units) and 4 (edges) values and at least {d} units, got {} and {} values",
+                units.len(),
+                edges.len()
+            ));
+        }
+        if units.iter().chain(edges).any(|v| !v.is_finite()) {
+            return bad("a network summary holds a non-finite value".into());
+        }
+        let rows: Vec<&[f64]> = units.chunks_exact(3).collect();
+        let gamma: Vec<f64> = rows[..d].iter().map(|r| r[1]).collect();
+        let nu: Vec<f64> = rows[..d].iter().map(|r| r[2]).collect();
+        if let Some(j) = (0..d).find(|&j| rows[j][0] != 0.0) {
+            return bad(format!("summary unit {j} is observed but not on layer 0"));
+        }
+        let mut net = Network::observed_only(0, d, &gamma, &nu, &[])?;
+        let mut ids: Vec<usize> = (0..d).collect();
+        for (j, r) in rows.iter().enumerate().skip(d) {
+            let layer = r[0] as usize;
+            if r[0] < 1.0 || r[0].fract() != 0.0 || layer > net.layers.len() {
+                return bad(format!(
+                    "summary unit {j} is on layer {}, where a hidden unit needs a layer from 1 to {}",
+                    r[0],
+                    net.layers.len()
+                ));
+            }
+            ids.push(net.add_unit(layer, r[1], r[2], usize::MAX));
+        }
+        for (k, e) in edges.chunks_exact(4).enumerate() {
+            let (c, p) = (e[0] as usize, e[1] as usize);
+            if e[0] < 0.0 || e[1] < 0.0 || c >= ids.len() || p >= ids.len() {
+                return bad(format!("summary edge {k} names a unit that does not exist"));
+            }
+            if net.unit(ids[p]).layer <= net.unit(ids[c]).layer {
+                return bad(format!(
+                    "summary edge {k} does not come from a deeper layer"
+                ));
+            }
+            net.add_edge(ids[c], ids[p], e[2]);
+        }
+        Ok(net)
+    }
 }
 
 #[cfg(test)]
