@@ -1,4 +1,5 @@
-//! SVG figures with plotters: grids of line panels (with ±sd bars) and trace/histogram panels.
+//! SVG figures with plotters: grids of line panels (with ±sd bars), trace/histogram panels,
+//! heatmaps and layered networks.
 
 use std::path::Path;
 
@@ -512,9 +513,120 @@ pub fn heatmap(
     Ok(())
 }
 
+/// One layered network to draw: every unit's layer (0 is the observed layer, drawn at the
+/// bottom) in the order the units are numbered, and its edges `(child, parent, weight, jump)`.
+pub struct LayeredNetwork {
+    pub title: String,
+    pub layers: Vec<usize>,
+    pub edges: Vec<(usize, usize, f64, bool)>,
+}
+
+/// Draw `nets` side by side in a grid of `ncols` columns (the paper's network figures): units as
+/// circles on their layer (observed filled), edges as lines, blue for a positive weight and
+/// orange for a negative one, wider for a larger |weight| (capped at 3), jump edges lighter.
+pub fn network_panels(
+    path: &Path,
+    nets: &[LayeredNetwork],
+    ncols: usize,
+) -> Result<(), ReportError> {
+    let (pw, layer_h, pad) = (420i32, 70i32, 40i32);
+    let depth = nets
+        .iter()
+        .flat_map(|n| n.layers.iter().copied())
+        .max()
+        .unwrap_or(0) as i32
+        + 1;
+    let ph = 2 * pad + layer_h * (depth - 1).max(1);
+    let ncols = ncols.max(1);
+    let nrows = nets.len().div_ceil(ncols).max(1);
+    let root = SVGBackend::new(
+        path,
+        ((pw * ncols as i32) as u32, (ph * nrows as i32) as u32),
+    )
+    .into_drawing_area();
+    root.fill(&WHITE).map_err(pe)?;
+    let font = ("sans-serif", 13).into_font();
+    for (k, net) in nets.iter().enumerate() {
+        let (ox, oy) = (pw * (k % ncols) as i32, ph * (k / ncols) as i32);
+        root.draw(&Text::new(
+            net.title.clone(),
+            (ox + 8, oy + 6),
+            font.clone(),
+        ))
+        .map_err(pe)?;
+        // Position of every unit: evenly across its layer, layer 0 at the bottom.
+        let mut seen = vec![0usize; depth as usize];
+        let width_of: Vec<usize> = (0..depth as usize)
+            .map(|l| net.layers.iter().filter(|&&x| x == l).count())
+            .collect();
+        let xy: Vec<(i32, i32)> = net
+            .layers
+            .iter()
+            .map(|&l| {
+                let i = seen[l];
+                seen[l] += 1;
+                let x = ox + (pw * (2 * i as i32 + 1)) / (2 * width_of[l].max(1) as i32);
+                (x, oy + ph - pad - layer_h * l as i32)
+            })
+            .collect();
+        for &(c, p, w, jump) in &net.edges {
+            let (Some(&a), Some(&b)) = (xy.get(c), xy.get(p)) else {
+                continue;
+            };
+            let base = if w >= 0.0 { COLORS[0] } else { COLORS[1] };
+            let width = 1 + (2.0 * w.abs().min(3.0) / 3.0).round() as u32;
+            let style = base.mix(if jump { 0.35 } else { 0.8 }).stroke_width(width);
+            root.draw(&PathElement::new(vec![a, b], style))
+                .map_err(pe)?;
+        }
+        for (u, &(x, y)) in xy.iter().enumerate() {
+            let fill = if net.layers[u] == 0 {
+                BLACK.filled()
+            } else {
+                WHITE.filled()
+            };
+            root.draw(&Circle::new((x, y), 6, fill)).map_err(pe)?;
+            root.draw(&Circle::new((x, y), 6, BLACK.stroke_width(1)))
+                .map_err(pe)?;
+        }
+    }
+    root.present().map_err(pe)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::tick;
+    use super::{LayeredNetwork, network_panels, tick};
+
+    #[test]
+    fn figure_network_panels_draw_every_unit_and_edge() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("net.svg");
+        let net = |title: &str| LayeredNetwork {
+            title: title.into(),
+            layers: vec![0, 0, 1, 2],
+            edges: vec![(0, 2, 0.5, false), (1, 2, -1.5, false), (0, 3, 4.0, true)],
+        };
+        network_panels(&path, &[net("a"), net("b")], 2).expect("drawn");
+        let svg = std::fs::read_to_string(&path).expect("svg");
+        // Each unit is a filled circle and its outline; each edge one path.
+        assert_eq!(svg.matches("<circle").count(), 2 * 2 * 4, "{svg}");
+        assert_eq!(svg.matches("<polyline").count(), 2 * 3, "{svg}");
+        // An edge naming a unit that does not exist is left out, not a panic.
+        let bad = LayeredNetwork {
+            title: "c".into(),
+            layers: vec![0],
+            edges: vec![(0, 9, 1.0, false)],
+        };
+        network_panels(&path, &[bad], 1).expect("drawn");
+        assert_eq!(
+            std::fs::read_to_string(&path)
+                .expect("svg")
+                .matches("<polyline")
+                .count(),
+            0
+        );
+    }
 
     #[test]
     fn figure_ticks_read_as_integers_and_stay_distinct() {

@@ -12,10 +12,10 @@ use causeway_papers::dallaire2014::samplers::Network;
 use causeway_papers::dallaire2014::samplers::forward::sample_observed_outputs;
 use causeway_papers::dallaire2014::samplers::observed::ObservedMap;
 
-use super::{dataset_of, method_of};
+use super::{dataset_of, final_networks, mcmc_cells, method_of};
 use crate::report::ReportError;
 use crate::report::figures::{self, Line, Panel};
-use crate::rundir::{CellRecord, Manifest, RunDir, find};
+use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// The chain index added to a chain's number for the figure's stream, apart from the chains'.
 const FIGURE_STREAM: u64 = 1 << 32;
@@ -47,20 +47,12 @@ fn cell_figure(rd: &RunDir, m: &Manifest, c: &CellRecord) -> Result<(), ReportEr
     let params = Params::from_value("params", &c.params).map_err(other)?;
     let map = ObservedMap::fit(&params, x).map_err(other)?;
     let mut panels = Vec::new();
-    for j in m
-        .jobs
-        .iter()
-        .filter(|j| j.cell == c.index && j.replicate == 0 && rd.chain_done(&j.job_id))
-    {
-        let s = rd.read_summary(&j.job_id)?;
-        let (Some(units), Some(edges)) = (find(&s, "units"), find(&s, "edges")) else {
-            continue;
-        };
+    for (chain, units, edges) in final_networks(rd, m, c)? {
         let net = Network::from_summary_rows(2, &units.values, &edges.values).map_err(other)?;
-        let mut rng = chain_rng(m.base_seed, c.index as u64, 0, FIGURE_STREAM + j.chain);
+        let mut rng = chain_rng(m.base_seed, c.index as u64, 0, FIGURE_STREAM + chain);
         let mut q = sample_observed_outputs(&net, test.rows.min(MAX_POINTS), &mut rng);
         map.to_data(&mut q);
-        panels.push(panel(c, j.chain, test, &q, net.n_units()));
+        panels.push(panel(c, chain, test, &q, net.n_units()));
     }
     if panels.is_empty() {
         return Ok(());
@@ -108,11 +100,8 @@ fn panel(c: &CellRecord, chain: u64, test: &Matrix, fantasy: &[f64], units: usiz
 /// Errors: unreadable datasets or summaries, a summary that is not a network, params that do
 /// not parse, the figure's file.
 pub fn fantasy_figures(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
-    for c in &m.cells {
-        let method = method_of(c);
-        if (method == "ecibp" || method == "cibp") && dataset_of(c) != "none" {
-            cell_figure(rd, m, c)?;
-        }
+    for c in mcmc_cells(m).filter(|c| dataset_of(c) != "none") {
+        cell_figure(rd, m, c)?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@
 mod fantasy;
 mod kde;
 mod kl_reference;
+mod networks;
 mod prior_moments;
 mod structure_edges;
 mod structure_identification;
@@ -20,7 +21,7 @@ use crate::report::{
     Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, figures, json_text, se,
 };
 use crate::rundir::chain_draws_of;
-use crate::rundir::{CellRecord, Manifest, RunDir};
+use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
 /// `dallaire2014.table1`: Table 1 (KL per dataset and method), the reference rows and the KDE's
 /// own figures.
@@ -32,12 +33,42 @@ pub fn table1(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Tabl
 }
 
 /// `dallaire2014.table2`: Table 2 (posterior units, edges and depth per dataset and prior), and
-/// per MCMC cell with data a figure of its chains' traces and, for two-dimensional data, one of
-/// fantasy data against the test set ([`fantasy`]).
+/// per MCMC cell with data figures of its chains' traces, of their final networks
+/// ([`networks`]) and, for two-dimensional data, of fantasy data against the test set
+/// ([`fantasy`]).
 pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     trace_figures(rd, m)?;
+    networks::network_figures(rd, m)?;
     fantasy::fantasy_figures(rd, m)?;
     Ok(vec![table2_structure::table2_structure(rd, m)?])
+}
+
+/// The cells of the MCMC of §4 (`params.prior` `ecibp` or `cibp`).
+fn mcmc_cells(m: &Manifest) -> impl Iterator<Item = &CellRecord> {
+    m.cells
+        .iter()
+        .filter(|c| matches!(method_of(c).as_str(), "ecibp" | "cibp"))
+}
+
+/// Each finished chain of replicate 0 of cell `c` with its summary's `units` and `edges` (the
+/// final network; chains whose summary has neither are skipped).
+fn final_networks(
+    rd: &RunDir,
+    m: &Manifest,
+    c: &CellRecord,
+) -> Result<Vec<(u64, causeway_papers::Matrix, causeway_papers::Matrix)>, ReportError> {
+    let mut out = Vec::new();
+    for j in m
+        .jobs
+        .iter()
+        .filter(|j| j.cell == c.index && j.replicate == 0 && rd.chain_done(&j.job_id))
+    {
+        let s = rd.read_summary(&j.job_id)?;
+        if let (Some(u), Some(e)) = (find(&s, "units"), find(&s, "edges")) {
+            out.push((j.chain, u.clone(), e.clone()));
+        }
+    }
+    Ok(out)
 }
 
 /// Every chain's KL(test ‖ model), unit count and edge count against the iteration, burn-in
@@ -45,11 +76,8 @@ pub fn table2(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Tabl
 /// where the convergence table says that a cell's chains have not mixed, this shows how (one
 /// chain in another mode, or all drifting).
 fn trace_figures(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
-    for c in &m.cells {
+    for c in mcmc_cells(m).filter(|c| dataset_of(c) != "none") {
         let method = method_of(c);
-        if !(method == "ecibp" || method == "cibp") || dataset_of(c) == "none" {
-            continue;
-        }
         let vars = figures::trace_vars(rd, m, c.index, &["kl", "n_units", "n_edges"])?;
         if vars.is_empty() {
             continue;
@@ -60,12 +88,14 @@ fn trace_figures(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// `dallaire2014.structure`: §5.2, the structure identified on the ngbn7 network.
+/// `dallaire2014.structure`: §5.2, the structure identified on the ngbn7 network, and the
+/// chains' final networks drawn ([`networks`]).
 pub fn structure(
     rd: &RunDir,
     m: &Manifest,
     _conv: &Convergence,
 ) -> Result<Vec<Table>, ReportError> {
+    networks::network_figures(rd, m)?;
     let mut out = structure_identification::structure_identification(rd, m)?;
     out.extend(structure_edges::structure_edges(rd, m)?);
     Ok(out)
