@@ -32,7 +32,7 @@ use causeway_papers::kurutmaz2019::evaluation::{
 };
 use causeway_papers::metrics::mean_sd;
 use causeway_results::report::kurutmaz2019::{
-    AUTHOR_SMC_CSV, author_smc_comparison, pairs_meta, thesis_fixture_rows,
+    AUTHOR_SMC_CSV, author_smc_comparison, author_smc_rows, pairs_meta, thesis_fixture_rows,
 };
 
 /// Split seeds over which the CV figures' distribution is measured.
@@ -256,7 +256,8 @@ fn author_comparison_pairs_the_same_cells() {
                 r
             })
             .collect();
-    let t = author_smc_comparison(&ours, &meta).expect("table");
+    let author = author_smc_rows(&meta).expect("fixture");
+    let t = author_smc_comparison(&ours, &author).expect("table");
     let col = |name: &str| -> Vec<f64> {
         t.df.column(name)
             .expect(name)

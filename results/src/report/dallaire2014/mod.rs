@@ -21,7 +21,7 @@ use crate::report::{
     Convergence, ESS_BULK_MIN, RHAT_MAX, ReportError, Table, figures, json_text, se,
 };
 use crate::rundir::chain_draws_of;
-use crate::rundir::{CellRecord, Manifest, RunDir, find};
+use crate::rundir::{CellRecord, Manifest, RunDir};
 
 /// `dallaire2014.table1`: Table 1 (KL per dataset and method), the reference rows and the KDE's
 /// own figures.
@@ -63,9 +63,14 @@ fn final_networks(
         .iter()
         .filter(|j| j.cell == c.index && j.replicate == 0 && rd.chain_done(&j.job_id))
     {
-        let s = rd.read_summary(&j.job_id)?;
-        if let (Some(u), Some(e)) = (find(&s, "units"), find(&s, "edges")) {
-            out.push((j.chain, u.clone(), e.clone()));
+        let mut s = rd.read_summary(&j.job_id)?;
+        let mut take = |name: &str| {
+            s.iter()
+                .position(|x| x.name == name)
+                .map(|i| s.swap_remove(i))
+        };
+        if let (Some(u), Some(e)) = (take("units"), take("edges")) {
+            out.push((j.chain, u, e));
         }
     }
     Ok(out)

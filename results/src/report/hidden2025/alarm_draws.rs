@@ -38,7 +38,8 @@ fn name_sets(c: &CellRecord) -> Vec<Vec<String>> {
         .unwrap_or_default()
 }
 
-/// One row of the table: a probability over the samples beside the paper's value.
+/// One row of the table: a probability over the samples (`values`, one per sample; finite and
+/// ascending once gathered) beside the paper's value.
 struct Quantity {
     node: String,
     rho: String,
@@ -132,16 +133,13 @@ pub fn alarm_draws(
     for c in m.cells.iter().filter(|c| text(c, "method") == "exact") {
         qs.extend(quantities(rd, m, c, reps)?);
     }
-    let mut sorted: Vec<Vec<f64>> = qs
-        .iter()
-        .map(|q| {
-            let mut v = q.values.clone();
-            v.sort_by(f64::total_cmp);
-            v
-        })
-        .collect();
-    sorted.iter_mut().for_each(|v| v.retain(|x| x.is_finite()));
-    let n: Vec<u64> = sorted.iter().map(|v| v.len() as u64).collect();
+    // Each quantity's finite values, ascending: the quantiles, the share below the paper's
+    // value and the figure's distribution function read them in that order.
+    for q in &mut qs {
+        q.values.retain(|x| x.is_finite());
+        q.values.sort_by(f64::total_cmp);
+    }
+    let n: Vec<u64> = qs.iter().map(|q| q.values.len() as u64).collect();
     let quant = |v: &[f64], p: f64| {
         if v.is_empty() {
             f64::NAN
@@ -172,7 +170,7 @@ pub fn alarm_draws(
         .into(),
         Series::new("samples".into(), n.clone()).into(),
     ];
-    let means: Vec<(f64, f64, u64)> = sorted.iter().map(|v| se::mean_over_units(v)).collect();
+    let means: Vec<(f64, f64, u64)> = qs.iter().map(|q| se::mean_over_units(&q.values)).collect();
     se::push_estimates(&mut cols, "mean", &means);
     for (name, p) in [
         ("q05", 0.05),
@@ -184,19 +182,19 @@ pub fn alarm_draws(
         cols.push(
             Series::new(
                 name.into(),
-                sorted.iter().map(|v| quant(v, p)).collect::<Vec<_>>(),
+                qs.iter().map(|q| quant(&q.values, p)).collect::<Vec<_>>(),
             )
             .into(),
         );
-        let ses = sorted.iter().map(|v| se::quantile_se(v, p)).collect();
+        let ses = qs.iter().map(|q| se::quantile_se(&q.values, p)).collect();
         se::push_se(&mut cols, name, ses, Some(n.clone()));
     }
     let below: Vec<(f64, f64, u64)> = qs
         .iter()
-        .zip(&sorted)
-        .map(|(q, v)| {
+        .map(|q| {
+            let v = &q.values;
             let share = q.paper.map_or(f64::NAN, |p| {
-                v.iter().filter(|&&x| x < p).count() as f64 / v.len().max(1) as f64
+                v.partition_point(|&x| x < p) as f64 / v.len().max(1) as f64
             });
             (
                 share,
@@ -207,7 +205,7 @@ pub fn alarm_draws(
         .collect();
     se::push_estimates(&mut cols, "share_below_paper", &below);
     let df = DataFrame::new_infer_height(cols)?;
-    figure(rd, &qs, &sorted)?;
+    figure(rd, &qs)?;
     Ok(vec![Table {
         name: "alarm_draws".into(),
         title: "Tables 10–11 over independent 200-row ALARM samples: the exact posterior's spread beside the paper's one sample (supplement F.3)".into(),
@@ -229,12 +227,12 @@ pub fn alarm_draws(
 
 /// The empirical distribution function of each quantity over the samples, the paper's value as
 /// a dashed vertical line; one panel per quantity.
-fn figure(rd: &RunDir, qs: &[Quantity], sorted: &[Vec<f64>]) -> Result<(), ReportError> {
+fn figure(rd: &RunDir, qs: &[Quantity]) -> Result<(), ReportError> {
     let panels: Vec<Panel> = qs
         .iter()
-        .zip(sorted)
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(q, v)| {
+        .filter(|q| !q.values.is_empty())
+        .map(|q| {
+            let v = &q.values;
             let k = v.len() as f64;
             let mut lines = vec![Line {
                 name: format!("{} samples", v.len()),

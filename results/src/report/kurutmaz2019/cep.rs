@@ -141,9 +141,10 @@ pub fn cep(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     tables.push(cep_cv::table(rd, m, &all)?);
     tables.push(cep_spurious::table(rd, m, &all)?);
     if methods.contains("smc") {
-        tables.push(cep_author_smc::author_smc_comparison(&rows, &meta)?);
+        let author = cep_author_smc::author_smc_rows(&meta)?;
+        tables.push(cep_author_smc::author_smc_comparison(&rows, &author)?);
         if let Some(smc) = all.iter().find(|s| s.method == "smc") {
-            tables.push(cep_author_smc::author_smc_decisions(smc, &meta)?);
+            tables.push(cep_author_smc::author_smc_decisions(smc, &author, &meta)?);
         }
     }
     let panels: Vec<Panel> = all.iter().filter_map(roc_panel).collect();

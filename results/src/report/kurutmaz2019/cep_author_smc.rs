@@ -20,16 +20,23 @@ type Field = fn(&DiffSummary) -> f64;
 pub const AUTHOR_SMC_CSV: &str =
     include_str!("../../../../tests/fixtures/cep/thesis_smc_log_ml.csv");
 
-/// Our SMC estimates against the author's stored ones on the same cells (pair, setting,
+/// The author's stored SMC values ([`AUTHOR_SMC_CSV`]) as rows, parsed once for both tables.
+///
+/// Errors: the compiled-in fixture fails to parse (a bug).
+pub fn author_smc_rows(meta: &[PairMeta]) -> Result<Vec<LogMlRow>, ReportError> {
+    thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", meta)
+}
+
+/// Our SMC estimates against the author's stored ones (`author`, [`author_smc_rows`]) on the
+/// same cells (pair, setting,
 /// hypothesis, R): per R, and for all R > 1, the distribution of author − ours (nats) and the
 /// largest relative difference (`evaluation::author_differences`). At R = 1 both are exact, so
 /// that row checks the model; at R > 1 both are single noisy runs (J = 1000, random observation
 /// orders) and only the distribution is comparable. Cells we did not compute are skipped.
 ///
-/// Errors: the compiled-in fixture fails to parse (a bug), or a polars error.
-pub fn author_smc_comparison(rows: &[LogMlRow], meta: &[PairMeta]) -> Result<Table, ReportError> {
-    let author = thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", meta)?;
-    let groups = author_differences(rows, &author);
+/// Errors: a polars error.
+pub fn author_smc_comparison(rows: &[LogMlRow], author: &[LogMlRow]) -> Result<Table, ReportError> {
+    let groups = author_differences(rows, author);
     let col = |f: fn(&DiffSummary) -> f64| groups.iter().map(f).collect::<Vec<f64>>();
     // Monte Carlo error (docs/checking.md, "Monte Carlo error of a table cell"): the cells are the units;
     // a quantile's distribution-free se, the mean's sd/√n; the maximum is an extreme (no se).
@@ -89,14 +96,18 @@ pub fn author_smc_comparison(rows: &[LogMlRow], meta: &[PairMeta]) -> Result<Tab
     })
 }
 
-/// Table `cep_author_decisions`: how often our SMC and the author's stored SMC values make the
-/// same §5.4 decision per (setting, pair) (the hypothesis with the highest max-over-R ln p(x)),
-/// by the margin of our decision (`evaluation::decisions`), with the binomial se of each share.
+/// Table `cep_author_decisions`: how often our SMC and the author's stored SMC values
+/// (`author`, [`author_smc_rows`]) make the same §5.4 decision per (setting, pair) (the
+/// hypothesis with the highest max-over-R ln p(x)), by the margin of our decision
+/// (`evaluation::decisions`), with the binomial se of each share.
 ///
-/// Errors: the compiled-in fixture fails to parse (a bug); polars.
-pub fn author_smc_decisions(ours: &Scores, meta: &[PairMeta]) -> Result<Table, ReportError> {
-    let author = thesis_fixture_rows(AUTHOR_SMC_CSV, "log_marginal_likelihood", "smc", meta)?;
-    let author = scores(&author, "smc", meta).map_err(|e| ReportError::Other(e.to_string()))?;
+/// Errors: polars.
+pub fn author_smc_decisions(
+    ours: &Scores,
+    author: &[LogMlRow],
+    meta: &[PairMeta],
+) -> Result<Table, ReportError> {
+    let author = scores(author, "smc", meta).map_err(|e| ReportError::Other(e.to_string()))?;
     let mut bins = decision_agreement(ours, &author);
     let all = bins
         .iter()

@@ -27,7 +27,7 @@ mod toy;
 
 pub use abalone::abalone;
 pub use cep::{cep, cep_rows, write_log_ml_csv};
-pub use cep_author_smc::{AUTHOR_SMC_CSV, author_smc_comparison};
+pub use cep_author_smc::{AUTHOR_SMC_CSV, author_smc_comparison, author_smc_rows};
 pub use synthetic::{synthetic, synthetic_cases};
 pub use toy::toy;
 
