@@ -214,7 +214,11 @@ impl RunDir {
     pub fn chain_defect(&self, job_id: &str) -> Option<String> {
         let files = match self.place(job_id) {
             Place::Nowhere => return Some(format!("{job_id} is not stored")),
-            Place::Shard(s) => vec![self.shard_trace_path(s), self.shard_stats_path(s)],
+            Place::Shard(s) => vec![
+                self.shard_trace_path(s),
+                self.shard_stats_path(s),
+                self.shard_summary_path(s),
+            ],
             Place::OwnFiles => vec![
                 self.own_file(job_id, TRACE_SUFFIX),
                 self.own_file(job_id, STATS_SUFFIX),
@@ -237,6 +241,7 @@ impl RunDir {
         files_digest(
             &self.own_file(job_id, TRACE_SUFFIX),
             &self.own_file(job_id, STATS_SUFFIX),
+            None,
         )
     }
 
@@ -276,7 +281,7 @@ impl RunDir {
     /// The chain is not stored, no place holds a summary, or it does not parse.
     pub fn read_summary(&self, job_id: &str) -> Result<Vec<Matrix>, StoreError> {
         if let Place::Shard(s) = self.place(job_id) {
-            return self.shard(s)?.summary(job_id);
+            return self.shard(s)?.summary(job_id, None);
         }
         let trace = self.own_file(job_id, TRACE_SUFFIX);
         if let Some(text) = footer_value(&trace, SUMMARY_KEY)? {
@@ -290,5 +295,24 @@ impl RunDir {
             path: trace,
             message: format!("no summary: no {SUMMARY_KEY} in the footer and no summary file"),
         })
+    }
+
+    /// One matrix of a chain's summary (`None`: it has none of that name): as
+    /// [`RunDir::read_summary`], but a shard's summary file is read only if that matrix is
+    /// stored there, so reading a chain's log marginal likelihood does not read its
+    /// responsibilities.
+    ///
+    /// # Errors
+    /// As [`RunDir::read_summary`].
+    pub fn read_summary_matrix(
+        &self,
+        job_id: &str,
+        name: &str,
+    ) -> Result<Option<Matrix>, StoreError> {
+        let found = match self.place(job_id) {
+            Place::Shard(s) => self.shard(s)?.summary(job_id, Some(name))?,
+            _ => self.read_summary(job_id)?,
+        };
+        Ok(found.into_iter().find(|m| m.name == name))
     }
 }

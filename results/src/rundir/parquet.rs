@@ -323,13 +323,15 @@ pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
 /// (creating files is most of the runner's cost per near-empty chain).
 pub const SUMMARY_KEY: &str = "causeway.summary";
 
-/// One summary matrix as stored in JSON: [`Matrix`]'s fields, its values as [`JsonF64`]s.
+/// One summary matrix as stored in JSON: [`Matrix`]'s fields, its values as [`JsonF64`]s, or
+/// no `values` where a shard keeps them in its summary file ([`super::shards`]).
 #[derive(Serialize, Deserialize)]
-struct StoredMatrix {
-    name: String,
-    rows: usize,
-    cols: usize,
-    values: Vec<JsonF64>,
+pub(super) struct StoredMatrix {
+    pub(super) name: String,
+    pub(super) rows: usize,
+    pub(super) cols: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    values: Option<Vec<JsonF64>>,
     #[serde(default)]
     row_names: Vec<String>,
     #[serde(default)]
@@ -392,13 +394,22 @@ pub fn summary_to_json(ms: &[Matrix]) -> String {
 /// [`summary_to_json`]'s text as a JSON value to embed in another JSON document as it is (a
 /// shard's footer), without escaping it as a string.
 pub fn summary_to_raw_json(ms: &[Matrix]) -> Box<serde_json::value::RawValue> {
+    summary_json_values_up_to(ms, usize::MAX)
+}
+
+/// [`summary_to_raw_json`], but a matrix of more than `max` values is written without its
+/// `values` (a shard stores them in its summary file).
+pub(super) fn summary_json_values_up_to(
+    ms: &[Matrix],
+    max: usize,
+) -> Box<serde_json::value::RawValue> {
     let stored: Vec<StoredMatrix> = ms
         .iter()
         .map(|m| StoredMatrix {
             name: m.name.clone(),
             rows: m.rows,
             cols: m.cols,
-            values: m.values.iter().map(|&v| JsonF64(v)).collect(),
+            values: (m.values.len() <= max).then(|| m.values.iter().map(|&v| JsonF64(v)).collect()),
             row_names: m.row_names.clone(),
             col_names: m.col_names.clone(),
         })
@@ -410,27 +421,61 @@ pub fn summary_to_raw_json(ms: &[Matrix]) -> Box<serde_json::value::RawValue> {
 /// Matrices back from [`summary_to_json`]'s text, each checked ([`Matrix::check`]); `path`
 /// names the file in errors.
 pub fn summary_from_json(path: &Path, text: &str) -> Result<Vec<Matrix>, StoreError> {
-    let fmt = |message: String| StoreError::Format {
-        path: path.to_path_buf(),
-        message,
-    };
-    let stored: Vec<StoredMatrix> = serde_json::from_str(text)
-        .map_err(|e| fmt(format!("summary in the footer ({SUMMARY_KEY}): {e}")))?;
-    stored
+    stored_summary(path, text)?
         .into_iter()
-        .map(|s| {
-            let m = Matrix {
-                name: s.name,
-                rows: s.rows,
-                cols: s.cols,
-                values: s.values.into_iter().map(|v| v.0).collect(),
-                row_names: s.row_names,
-                col_names: s.col_names,
-            };
-            m.check().map_err(fmt)?;
-            Ok(m)
-        })
+        .map(|s| s.into_matrix(path, None))
         .collect()
+}
+
+/// The matrices of a summary's JSON text as stored, values not yet checked.
+///
+/// # Errors
+/// Text that is not such JSON.
+pub(super) fn stored_summary(path: &Path, text: &str) -> Result<Vec<StoredMatrix>, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Format {
+        path: path.to_path_buf(),
+        message: format!("summary in the footer: {e}"),
+    })
+}
+
+impl StoredMatrix {
+    /// Whether its values are stored elsewhere (in a shard's summary file).
+    pub(super) fn values_elsewhere(&self) -> bool {
+        self.values.is_none()
+    }
+
+    /// The matrix, checked ([`Matrix::check`]): its own values, or `elsewhere` where it has
+    /// none.
+    ///
+    /// # Errors
+    /// Sizes that do not fit; no values in either place.
+    pub(super) fn into_matrix(
+        self,
+        path: &Path,
+        elsewhere: Option<&[f64]>,
+    ) -> Result<Matrix, StoreError> {
+        let fmt = |message: String| StoreError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        let values = match (self.values, elsewhere) {
+            (Some(v), _) => v.into_iter().map(|v| v.0).collect(),
+            (None, Some(v)) => v.to_vec(),
+            (None, None) => {
+                return Err(fmt(format!("summary matrix {} has no values", self.name)));
+            }
+        };
+        let m = Matrix {
+            name: self.name,
+            rows: self.rows,
+            cols: self.cols,
+            values,
+            row_names: self.row_names,
+            col_names: self.col_names,
+        };
+        m.check().map_err(fmt)?;
+        Ok(m)
+    }
 }
 
 #[cfg(test)]

@@ -2,16 +2,20 @@
 //!
 //! A run with `n` jobs stores its chains in at most [`MAX_SHARDS`] shards; shard `s` holds the
 //! jobs `s·m .. (s+1)·m` of the plan, `m = ⌈n / MAX_SHARDS⌉` ([`jobs_per_shard`]). A shard is
-//! at most two Parquet files in `chains/`:
+//! at most three Parquet files in `chains/`:
 //!
 //! - `shard-<s>.trace.parquet`: `job_id`, `iteration`, then one f64 column per traced scalar of
 //!   any of its chains (null where a chain has no such column); a chain's rows are consecutive,
 //!   the chains in plan order. The footer (key [`CHAINS_KEY`], JSON) lists each chain: its plan
 //!   index, job id, row count, its own trace and statistics columns, and its summary matrices
 //!   (the JSON of [`super::summary_to_json`], embedded as a value; directories written before
-//!   embed it as a string, which reads too).
+//!   embed it as a string, which reads too), those of more than
+//!   [`summaries::FOOTER_VALUES_MAX`] values without their values, and how many such values
+//!   it has (`summary_values`, left out when 0).
 //! - `shard-<s>.sample_stats.parquet`: the same for the samplers' statistics, if any chain has
 //!   them.
+//! - `shard-<s>.summary.parquet`: the values of the larger summary matrices, if any chain has
+//!   one ([`summaries`]).
 //!
 //! Why Parquet row groups of many chains, and not one file per chain or a database: a file per
 //! chain made the CEP paper grid 190,462 files and most of a near-empty chain's cost (inode
@@ -26,6 +30,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use causeway_papers::{ChainOutput, Matrix};
 use polars::prelude::*;
@@ -33,11 +38,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::digest::{Digest, digest_parts};
-use super::parquet::{read_parquet_with, summary_to_raw_json};
+use super::parquet::{StoredMatrix, read_parquet_with, stored_summary};
 use super::{
     RunDir, StoreError, io_err, parquet_bytes, parquet_frame_defect, pl_err, read_parquet,
-    summary_from_json, write_atomic,
+    write_atomic,
 };
+
+pub mod summaries;
 
 /// The most shards a run directory's chains are stored in (two files each at most).
 pub const MAX_SHARDS: usize = 256;
@@ -48,6 +55,7 @@ pub const CHAINS_KEY: &str = "causeway.chains";
 const PREFIX: &str = "shard-";
 const TRACE: &str = ".trace.parquet";
 const STATS: &str = ".sample_stats.parquet";
+const SUMMARY: &str = ".summary.parquet";
 
 /// Plan jobs per shard for a plan of `n_jobs` jobs: `⌈n_jobs / MAX_SHARDS⌉`, at least 1.
 pub fn jobs_per_shard(n_jobs: usize) -> usize {
@@ -71,7 +79,8 @@ fn shard_number(name: &str) -> Option<usize> {
 }
 
 /// One chain as a shard stores it: its plan index and job id, its rows (row-major, as
-/// [`ChainOutput`]) and its summary as [`summary_to_raw_json`]'s JSON. Made only by
+/// [`ChainOutput`]), its summary's footer JSON and its larger summary matrices
+/// ([`summaries::split`]). Made only by
 /// [`SealedChain::new`] (sizes checked) or read from a shard, so its sizes always fit.
 #[derive(Debug, Clone)]
 pub struct SealedChain {
@@ -83,6 +92,7 @@ pub struct SealedChain {
     stat_names: Vec<String>,
     stats: Vec<f64>,
     summary: Box<RawValue>,
+    large: Vec<Matrix>,
 }
 
 impl PartialEq for SealedChain {
@@ -98,7 +108,8 @@ impl PartialEq for SealedChain {
                 &self.stat_names,
                 &self.stats,
                 self.summary.get(),
-            ) == (&o.trace, &o.stat_names, &o.stats, o.summary.get())
+                &self.large,
+            ) == (&o.trace, &o.stat_names, &o.stats, o.summary.get(), &o.large)
     }
 }
 
@@ -123,10 +134,12 @@ impl SealedChain {
             ],
             out.elapsed_seconds.len(),
         )?;
+        let (summary, large) = summaries::split(out.summary);
         Ok(SealedChain {
             index,
             job_id: job_id.to_string(),
-            summary: summary_to_raw_json(&out.summary),
+            summary,
+            large,
             iterations: out.iterations,
             trace_names: out.trace_names,
             trace: out.trace,
@@ -170,6 +183,13 @@ struct ChainMeta {
     stat_names: Vec<String>,
     #[serde(deserialize_with = "summary_value")]
     summary: Box<RawValue>,
+    /// Its rows of the summary file.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    summary_values: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A footer's summary: the JSON value, or (directories written before) its text as a string.
@@ -182,7 +202,8 @@ fn summary_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Box<RawValue>
     RawValue::from_string(text).map_err(serde::de::Error::custom)
 }
 
-/// A shard read whole: its chains' entries and where their rows start.
+/// A shard read whole but for its summary file (read when first asked for): its chains'
+/// entries and where their rows start.
 pub(super) struct Shard {
     path: PathBuf,
     chains: Vec<ChainMeta>,
@@ -190,6 +211,9 @@ pub(super) struct Shard {
     by_id: HashMap<String, usize>,
     trace: DataFrame,
     stats: Option<DataFrame>,
+    summary_path: PathBuf,
+    summary_offsets: Vec<usize>,
+    summary_values: OnceLock<Vec<f64>>,
 }
 
 /// The job ids a shard's trace file lists in its footer.
@@ -225,10 +249,13 @@ impl Shard {
             None
         };
         let mut offsets = Vec::with_capacity(chains.len());
-        let mut at = 0;
+        let mut summary_offsets = Vec::with_capacity(chains.len());
+        let (mut at, mut values) = (0, 0);
         for c in &chains {
             offsets.push(at);
             at += c.rows;
+            summary_offsets.push(values);
+            values += c.summary_values;
         }
         let short = |df: &DataFrame| df.height() != at;
         if short(&trace) || stats.as_ref().is_some_and(short) {
@@ -249,7 +276,29 @@ impl Shard {
             by_id,
             trace,
             stats,
+            summary_path: rd.shard_path(shard, SUMMARY),
+            summary_offsets,
+            summary_values: OnceLock::new(),
         })
+    }
+
+    /// Chain `k`'s rows of the summary file (read once, when first needed).
+    fn summary_values(&self, k: usize) -> Result<&[f64], StoreError> {
+        let n = self.chains[k].summary_values;
+        if n == 0 {
+            return Ok(&[]);
+        }
+        let all = match self.summary_values.get() {
+            Some(v) => v,
+            None => {
+                let total = self.summary_offsets.last().copied().unwrap_or(0)
+                    + self.chains.last().map_or(0, |c| c.summary_values);
+                let v = summaries::read_values(&self.summary_path, total)?;
+                self.summary_values.get_or_init(|| v)
+            }
+        };
+        let at = self.summary_offsets[k];
+        Ok(&all[at..at + n])
     }
 
     fn chain(&self, id: &str) -> Result<usize, StoreError> {
@@ -288,10 +337,21 @@ impl Shard {
         }
     }
 
-    /// Job `id`'s summary matrices.
-    pub(super) fn summary(&self, id: &str) -> Result<Vec<Matrix>, StoreError> {
+    /// Job `id`'s summary matrices; only the one named `only`, if given (the summary file is
+    /// then read only if that matrix is stored there).
+    pub(super) fn summary(&self, id: &str, only: Option<&str>) -> Result<Vec<Matrix>, StoreError> {
         let k = self.chain(id)?;
-        summary_from_json(&self.path, self.chains[k].summary.get())
+        let footer = self.chains[k].summary.get();
+        let wanted = |s: &StoredMatrix| only.is_none_or(|name| name == s.name);
+        let needs_file = stored_summary(&self.path, footer)?
+            .iter()
+            .any(|s| wanted(s) && s.values_elsewhere());
+        let values = if needs_file {
+            self.summary_values(k)?
+        } else {
+            &[]
+        };
+        summaries::matrices(&self.path, footer, values, wanted)
     }
 
     /// Every chain back, to merge with newer results.
@@ -319,6 +379,12 @@ impl Shard {
                 trace_names: c.trace_names.clone(),
                 stat_names: c.stat_names.clone(),
                 summary: c.summary.clone(),
+                large: summaries::matrices(
+                    &self.path,
+                    c.summary.get(),
+                    self.summary_values(k)?,
+                    StoredMatrix::values_elsewhere,
+                )?,
             });
         }
         Ok(out)
@@ -410,6 +476,12 @@ impl RunDir {
         self.shard_path(shard, STATS)
     }
 
+    /// Shard `shard`'s summary file (present if any of its chains has a summary matrix too
+    /// large for the footer; [`summaries`]).
+    pub fn shard_summary_path(&self, shard: usize) -> PathBuf {
+        self.shard_path(shard, SUMMARY)
+    }
+
     /// The shards in `chains/`, by their trace files, in order.
     pub fn shards(&self) -> Vec<usize> {
         let mut out: Vec<usize> = fs::read_dir(self.root.join("chains"))
@@ -454,6 +526,7 @@ impl RunDir {
                 trace_names: c.trace_names.clone(),
                 stat_names: c.stat_names.clone(),
                 summary: c.summary.clone(),
+                summary_values: c.large.iter().map(|m| m.values.len()).sum(),
             })
             .collect();
         let meta = serde_json::to_string(&meta).map_err(|e| StoreError::Format {
@@ -469,6 +542,17 @@ impl RunDir {
         } else if stats_path.exists() {
             fs::remove_file(&stats_path).map_err(io_err(&stats_path))?;
         }
+        let summary_path = self.shard_path(shard, SUMMARY);
+        let large = chains
+            .iter()
+            .map(|c| (c.job_id.as_str(), c.large.as_slice()));
+        let mut summary = Vec::new();
+        if let Some(mut df) = summaries::frame(&summary_path, large)? {
+            summary = parquet_bytes(&summary_path, &mut df, Vec::new())?;
+            write_atomic(&summary_path, &summary)?;
+        } else {
+            remove_if_exists(&summary_path)?;
+        }
         let mut df = frame(&path, &chains, |c| &c.trace_names, |c| &c.trace)?;
         let trace = parquet_bytes(&path, &mut df, vec![(CHAINS_KEY.to_string(), meta)])?;
         write_atomic(&path, &trace)?;
@@ -476,7 +560,7 @@ impl RunDir {
         for id in &fresh {
             self.remove_chain_files(id)?;
         }
-        Ok(digest_parts(&[&trace, &stats]))
+        Ok(digest_parts(&digested(&trace, &stats, &summary)))
     }
 
     /// Store chains without a coordinator (tools, tests): `(plan index, job id, output)` of a
@@ -511,6 +595,7 @@ impl RunDir {
         files_digest(
             &self.shard_path(shard, TRACE),
             &self.shard_path(shard, STATS),
+            Some(&self.shard_path(shard, SUMMARY)),
         )
     }
 
@@ -520,9 +605,11 @@ impl RunDir {
     /// moved aside: the frame alone is checked).
     pub fn shard_defect(&self, shard: usize, digest: Option<&Digest>) -> Option<String> {
         let mut files = vec![self.shard_path(shard, TRACE)];
-        let stats = self.shard_path(shard, STATS);
-        if stats.exists() {
-            files.push(stats);
+        for suffix in [STATS, SUMMARY] {
+            let path = self.shard_path(shard, suffix);
+            if path.exists() {
+                files.push(path);
+            }
         }
         if let Some(why) = files
             .iter()
@@ -545,7 +632,7 @@ impl RunDir {
     /// # Errors
     /// A file that exists and cannot be removed.
     pub fn remove_shard(&self, shard: usize) -> Result<(), StoreError> {
-        for suffix in [STATS, TRACE] {
+        for suffix in [STATS, SUMMARY, TRACE] {
             remove_if_exists(&self.shard_path(shard, suffix))?;
         }
         self.forget();
@@ -553,19 +640,43 @@ impl RunDir {
     }
 }
 
-/// The digest of a trace file's bytes, then its statistics file's (empty if there is none): a
-/// shard's, or a chain's own files in an older run directory.
+/// The digest of a trace file's bytes, then its statistics file's (empty if there is none),
+/// then its summary file's if there is one: a shard's, or a chain's own files in an older run
+/// directory (no summary file).
 ///
 /// # Errors
 /// A file that exists and cannot be read; a missing trace.
-pub(super) fn files_digest(trace: &Path, stats: &Path) -> Result<Digest, StoreError> {
+pub(super) fn files_digest(
+    trace: &Path,
+    stats: &Path,
+    summary: Option<&Path>,
+) -> Result<Digest, StoreError> {
     let t = fs::read(trace).map_err(io_err(trace))?;
-    let s = match fs::read(stats) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(io_err(stats)(e)),
+    let s = read_if_exists(stats)?;
+    let m = match summary {
+        Some(p) => read_if_exists(p)?,
+        None => Vec::new(),
     };
-    Ok(digest_parts(&[&t, &s]))
+    Ok(digest_parts(&digested(&t, &s, &m)))
+}
+
+/// The parts of a shard's digest: trace, statistics (maybe empty), and the summary file only
+/// if it has one (so that shards sealed before summary files keep their digests).
+fn digested<'a>(trace: &'a [u8], stats: &'a [u8], summary: &'a [u8]) -> Vec<&'a [u8]> {
+    let mut parts = vec![trace, stats];
+    if !summary.is_empty() {
+        parts.push(summary);
+    }
+    parts
+}
+
+/// A file's bytes, or none if it does not exist.
+fn read_if_exists(path: &Path) -> Result<Vec<u8>, StoreError> {
+    match fs::read(path) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_err(path)(e)),
+    }
 }
 
 /// Delete `path` if it exists.

@@ -26,6 +26,7 @@ use crate::rundir::{Manifest, RunDir, write_csv};
 ///
 /// Errors: unreadable summaries.
 pub fn cep_rows(rd: &RunDir, m: &Manifest) -> Result<Vec<LogMlRow>, ReportError> {
+    let scalars = cell_scalars(rd, m, "log_marginal_likelihood")?;
     let mut out = Vec::new();
     for c in &m.cells {
         let pair = data_str(m, c.index, "pair");
@@ -40,7 +41,7 @@ pub fn cep_rows(rd: &RunDir, m: &Manifest) -> Result<Vec<LogMlRow>, ReportError>
             continue;
         }
         let method = param_str(m, c.index, "method");
-        for v in cell_scalars(rd, m, c.index, "log_marginal_likelihood")? {
+        for &v in scalars.get(&c.index).into_iter().flatten() {
             out.push(LogMlRow {
                 pair: pair.clone(),
                 setting,

@@ -40,7 +40,7 @@ use causeway_papers::kurutmaz2019::datasets::{
 use causeway_papers::kurutmaz2019::evaluation::LogMlRow;
 
 use super::{ReportError, json_text};
-use crate::rundir::{Manifest, RunDir, find};
+use crate::rundir::{Manifest, RunDir};
 
 /// The project's copy of `data/cep/pairs_meta.csv`, compiled in so a run directory can be
 /// reported without knowing where the data directory was.
@@ -142,21 +142,22 @@ fn data_usize(m: &Manifest, cell: usize, key: &str) -> Option<usize> {
         .map(|v| v as usize)
 }
 
-/// The 1 × 1 summary `name` of every finished job of `cell`, in job order.
+/// Each cell's stored chains' first value of their summary matrix `name` (a 1 × 1 matrix
+/// such as `log_marginal_likelihood`), in plan order; a chain without one gives none. One
+/// pass over the plan, and only that matrix of each summary is read.
 fn cell_scalars(
     rd: &RunDir,
     m: &Manifest,
-    cell: usize,
     name: &str,
-) -> Result<Vec<f64>, ReportError> {
-    let mut out = Vec::new();
-    for j in m.jobs.iter().filter(|j| j.cell == cell) {
+) -> Result<HashMap<usize, Vec<f64>>, ReportError> {
+    let mut out: HashMap<usize, Vec<f64>> = HashMap::new();
+    for j in &m.jobs {
         if !rd.chain_done(&j.job_id) {
             continue;
         }
-        let s = rd.read_summary(&j.job_id)?;
-        if let Some(v) = find(&s, name).and_then(|x| x.values.first().copied()) {
-            out.push(v);
+        let first = rd.read_summary_matrix(&j.job_id, name)?;
+        if let Some(v) = first.and_then(|x| x.values.first().copied()) {
+            out.entry(j.cell).or_default().push(v);
         }
     }
     Ok(out)

@@ -27,6 +27,7 @@ pub fn synthetic_cases(
     rd: &RunDir,
     m: &Manifest,
 ) -> Result<BTreeMap<String, Vec<SyntheticCase>>, ReportError> {
+    let scalars = cell_scalars(rd, m, "log_marginal_likelihood")?;
     let mut acc: BTreeMap<(String, String), SyntheticCase> = BTreeMap::new();
     for c in &m.cells {
         let (Some(th), Some(fh)) = (
@@ -44,7 +45,7 @@ pub fn synthetic_cases(
                 n_latent: data_usize(m, c.index, "n_latent").unwrap_or(0),
                 best: [f64::NAN; 3],
             });
-        for v in cell_scalars(rd, m, c.index, "log_marginal_likelihood")? {
+        for &v in scalars.get(&c.index).into_iter().flatten() {
             let slot = &mut e.best[fh.index()];
             if v.is_finite() && (slot.is_nan() || v > *slot) {
                 *slot = v;

@@ -45,6 +45,7 @@ type Figure = BTreeMap<(usize, usize), ToySeries>;
 fn gather(rd: &RunDir, m: &Manifest) -> Result<(Exact, Estimates), ReportError> {
     // (hypothesis, R) → exact; (hypothesis, R, method, J) → values.
     let mut exact: Exact = BTreeMap::new();
+    let scalars = cell_scalars(rd, m, "log_marginal_likelihood")?;
     let mut est: Estimates = BTreeMap::new();
     for c in &m.cells {
         let (Some(h), Some(r)) = (
@@ -54,7 +55,7 @@ fn gather(rd: &RunDir, m: &Manifest) -> Result<(Exact, Estimates), ReportError> 
             continue;
         };
         let method = param_str(m, c.index, "method");
-        let vals = cell_scalars(rd, m, c.index, "log_marginal_likelihood")?;
+        let vals = scalars.get(&c.index).map_or(&[][..], Vec::as_slice);
         if method == "exact" {
             if let Some(v) = vals.first() {
                 exact.insert((h.index(), r), *v);

@@ -20,7 +20,9 @@ fn column(df: &DataFrame, name: &str) -> Vec<f64> {
 }
 
 /// Chain `i`'s output: `rows` rows, a trace column set that depends on `i` (so that a shard
-/// holds chains with different columns), statistics for even `i` only, a NaN draw.
+/// holds chains with different columns), statistics for even `i` only, a NaN draw; for even
+/// `i` also a summary matrix too large for the footer (80 values, an infinite one), between
+/// two small ones.
 fn output(i: usize, rows: usize) -> ChainOutput {
     let trace_names: Vec<String> = if i.is_multiple_of(3) {
         vec!["k_plus".into(), "alpha".into()]
@@ -43,9 +45,20 @@ fn output(i: usize, rows: usize) -> ChainOutput {
         stats: (0..rows * stat_names.len()).map(|v| v as f64).collect(),
         trace_names,
         stat_names,
-        summary: vec![Matrix::scalar("log_marginal_likelihood", -(i as f64))],
+        summary: summary(i),
         elapsed_seconds: vec![0.5; rows],
     }
+}
+
+fn summary(i: usize) -> Vec<Matrix> {
+    let mut out = vec![Matrix::scalar("log_marginal_likelihood", -(i as f64))];
+    if i.is_multiple_of(2) {
+        let mut values: Vec<f64> = (0..80).map(|v| (i + v) as f64 / 3.0).collect();
+        values[7] = f64::INFINITY;
+        out.push(Matrix::new("r_marginals", 40, 2, values));
+        out.push(Matrix::scalar("n_iterations", i as f64));
+    }
+    out
 }
 
 fn chains(ids: impl IntoIterator<Item = usize>, rows: usize) -> Vec<(usize, String, ChainOutput)> {
@@ -142,7 +155,11 @@ fn a_shards_bytes_depend_only_on_which_chains_it_holds() {
     let a = files(whole.path());
     let shards = n_jobs.div_ceil(jobs_per_shard(n_jobs));
     assert!(shards <= MAX_SHARDS);
-    assert_eq!(a.len(), 2 * shards, "trace and statistics per shard");
+    assert_eq!(
+        a.len(),
+        3 * shards,
+        "trace, statistics and summary per shard"
+    );
     assert!(a == files(pieces.path()), "the same files, byte for byte");
 
     rd2.store_chains(n_jobs, chains([5], 4)).expect("extended");
@@ -151,7 +168,7 @@ fn a_shards_bytes_depend_only_on_which_chains_it_holds() {
     assert!(a != files(pieces.path()));
 }
 
-/// 10,000 chains are at most 256 shards of two files; the job table's digest of a shard tells a
+/// 10,000 chains are at most 256 shards of three files; the job table's digest of a shard tells a
 /// damaged one, whose removal leaves exactly its chains unstored.
 #[test]
 fn the_file_count_is_bounded_and_a_damaged_shard_is_told() {
@@ -162,7 +179,7 @@ fn the_file_count_is_bounded_and_a_damaged_shard_is_told() {
         .expect("store");
     let shards = n_jobs.div_ceil(jobs_per_shard(n_jobs));
     assert!(shards <= MAX_SHARDS);
-    assert_eq!(files(dir.path()).len(), 2 * shards);
+    assert_eq!(files(dir.path()).len(), 3 * shards);
     assert_eq!(rd.shards(), (0..shards).collect::<Vec<_>>());
     let s = shard_of(4321, n_jobs);
     let digest = rd.shard_digest(s).expect("digest");
@@ -282,8 +299,71 @@ fn a_footers_summary_reads_as_a_value_or_as_the_older_string() {
     let now = parse_chains(&path, Some(text)).expect("parse");
     let before = parse_chains(&path, Some(older)).expect("parse the older form");
     assert_eq!(now.len(), 1);
+    let large = &output(0, 2).summary[1].values;
     for c in [&now[0], &before[0]] {
-        let back = summary_from_json(&path, c.summary.get()).expect("matrices");
+        let back = summaries::matrices(&path, c.summary.get(), large, |_| true).expect("matrices");
         assert_eq!(back, output(0, 2).summary);
     }
+}
+
+/// A summary matrix of more than `FOOTER_VALUES_MAX` values is stored in the shard's summary
+/// file, a long table (`job_id`, `matrix`, `row`, `col`, `value`), and its footer entry keeps
+/// only its shape. One small matrix reads without that file (the reports read a log marginal
+/// likelihood a chain); the digest tells a summary file damaged or gone.
+#[test]
+fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let n_jobs = 600;
+    rd.store_chains(n_jobs, chains(0..n_jobs, 2))
+        .expect("store");
+    let s = shard_of(300, n_jobs);
+    let footer = crate::rundir::footer_value(&rd.shard_trace_path(s), CHAINS_KEY)
+        .expect("footer")
+        .expect("chains key");
+    assert!(
+        footer.contains(r#""name":"r_marginals","rows":40,"cols":2,"row_names""#),
+        "{footer}"
+    );
+    assert!(footer.contains(r#""summary_values":80"#), "{footer}");
+    let table = read_parquet(&rd.shard_summary_path(s)).expect("summary file");
+    assert_eq!(
+        names(&table),
+        vec!["job_id", "matrix", "row", "col", "value"]
+    );
+    assert_eq!(
+        table.height(),
+        160,
+        "the even chains 300 and 302, 80 values each"
+    );
+    let mut want = output(300, 2).summary[1].values.clone();
+    want.extend(&output(302, 2).summary[1].values);
+    assert_eq!(column(&table, "value"), want);
+    let large = rd
+        .read_summary_matrix("job300", "r_marginals")
+        .expect("read");
+    assert_eq!(large.as_ref(), output(300, 2).summary.get(1));
+    assert_eq!(
+        rd.read_summary_matrix("job300", "absent").expect("read"),
+        None
+    );
+
+    let digest = rd.shard_digest(s).expect("digest");
+    fs::remove_file(rd.shard_summary_path(s)).expect("remove");
+    let fresh = RunDir::open(dir.path());
+    let lml = fresh.read_summary_matrix("job300", "log_marginal_likelihood");
+    assert_eq!(lml.expect("read").expect("stored").values, vec![-300.0]);
+    assert!(
+        fresh.read_summary("job300").is_err(),
+        "its larger matrix is gone"
+    );
+    assert!(
+        fresh.read_summary("job301").is_ok(),
+        "an odd chain has none"
+    );
+    assert!(
+        fresh
+            .shard_defect(s, Some(&digest))
+            .is_some_and(|why| why.contains("checksum"))
+    );
 }

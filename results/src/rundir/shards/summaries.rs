@@ -1,0 +1,132 @@
+//! A shard's summary file: the values of its chains' larger summary matrices.
+//!
+//! A chain's summary matrices of at most [`FOOTER_VALUES_MAX`] values (a log marginal
+//! likelihood, a few posterior means) are stored whole in the footer of its shard's trace file,
+//! which every reader of the shard parses. A larger one (a T × R matrix of responsibilities, an
+//! ELBO history, a matrix of edge probabilities) keeps only its name, shape and row and column
+//! names there; its values are rows of `shard-<s>.summary.parquet`: `job_id`, `matrix`, `row`,
+//! `col` (u32) and `value` (f64), the chains in plan order, each chain's matrices in its
+//! summary's order, each matrix row-major. The footer's entry of a chain gives its number of
+//! such rows (`summary_values`), so a chain's rows are found without reading the others.
+//!
+//! Why: as JSON text in the footers, the responsibilities of the CEP paper grid (thesis 003,
+//! VB) were 6.9 GB of its 6.7 GB of shards (JSON is longer than the values), parsed by every
+//! report that wanted one number a chain; as Parquet values they are read only by who asks for
+//! them.
+
+use std::path::Path;
+
+use causeway_papers::Matrix;
+use polars::prelude::*;
+use serde_json::value::RawValue;
+
+use super::super::parquet::{StoredMatrix, stored_summary, summary_json_values_up_to};
+use super::super::{StoreError, pl_err, read_parquet};
+
+/// The most values a summary matrix may have and still be stored in the footer.
+pub const FOOTER_VALUES_MAX: usize = 64;
+
+/// A chain's summary as a shard stores it: the footer's JSON (every matrix, the larger ones
+/// without values) and the larger matrices whole, in summary order.
+pub(super) fn split(summary: Vec<Matrix>) -> (Box<RawValue>, Vec<Matrix>) {
+    let footer = summary_json_values_up_to(&summary, FOOTER_VALUES_MAX);
+    let large = summary
+        .into_iter()
+        .filter(|m| m.values.len() > FOOTER_VALUES_MAX)
+        .collect();
+    (footer, large)
+}
+
+/// The summary file's frame for `chains` (`(job id, its larger matrices)` in plan order), or
+/// `None` when none has any.
+pub(super) fn frame<'a>(
+    path: &Path,
+    chains: impl Iterator<Item = (&'a str, &'a [Matrix])> + Clone,
+) -> Result<Option<DataFrame>, StoreError> {
+    let n: usize = chains
+        .clone()
+        .flat_map(|(_, ms)| ms)
+        .map(|m| m.values.len())
+        .sum();
+    if n == 0 {
+        return Ok(None);
+    }
+    let mut job_id: Vec<&str> = Vec::with_capacity(n);
+    let mut matrix: Vec<&str> = Vec::with_capacity(n);
+    let mut row: Vec<u32> = Vec::with_capacity(n);
+    let mut col: Vec<u32> = Vec::with_capacity(n);
+    let mut value: Vec<f64> = Vec::with_capacity(n);
+    for (id, ms) in chains {
+        for m in ms {
+            let k = m.values.len();
+            job_id.extend(std::iter::repeat_n(id, k));
+            matrix.extend(std::iter::repeat_n(m.name.as_str(), k));
+            let cols = m.cols.max(1);
+            row.extend((0..k).map(|i| (i / cols) as u32));
+            col.extend((0..k).map(|i| (i % cols) as u32));
+            value.extend(&m.values);
+        }
+    }
+    let columns: Vec<Column> = vec![
+        Series::new("job_id".into(), job_id).into(),
+        Series::new("matrix".into(), matrix).into(),
+        Series::new("row".into(), row).into(),
+        Series::new("col".into(), col).into(),
+        Series::new("value".into(), value).into(),
+    ];
+    DataFrame::new(n, columns).map(Some).map_err(pl_err(path))
+}
+
+/// The `value` column of a summary file, `expected` values long.
+///
+/// # Errors
+/// The file cannot be read, has no such column, or another length.
+pub(super) fn read_values(path: &Path, expected: usize) -> Result<Vec<f64>, StoreError> {
+    let df = read_parquet(path)?;
+    let values: Vec<f64> = df
+        .column("value")
+        .and_then(|c| c.f64().cloned())
+        .map_err(pl_err(path))?
+        .iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect();
+    if values.len() != expected {
+        return Err(StoreError::Format {
+            path: path.to_path_buf(),
+            message: format!(
+                "{} summary values, its chains list {expected}",
+                values.len()
+            ),
+        });
+    }
+    Ok(values)
+}
+
+/// A chain's summary matrices that `keep` (`footer`: its footer JSON), those stored elsewhere
+/// taken in turn from `values` (its rows of the summary file).
+///
+/// # Errors
+/// JSON that does not parse; too few values; sizes that do not fit.
+pub(super) fn matrices(
+    path: &Path,
+    footer: &str,
+    values: &[f64],
+    keep: impl Fn(&StoredMatrix) -> bool,
+) -> Result<Vec<Matrix>, StoreError> {
+    let mut at = 0;
+    let mut out = Vec::new();
+    for s in stored_summary(path, footer)? {
+        let mine: Option<&[f64]> = if s.values_elsewhere() {
+            let n = s.rows * s.cols;
+            let v = values.get(at..at + n);
+            at += n;
+            v
+        } else {
+            None
+        };
+        if keep(&s) {
+            out.push(s.into_matrix(path, mine)?);
+        }
+    }
+    Ok(out)
+}
