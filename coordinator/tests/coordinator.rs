@@ -11,6 +11,7 @@ mod cli_security;
 mod durability;
 mod fuzz_yaml;
 mod integrity;
+mod kill_nine;
 mod sbc;
 mod scale;
 mod score_cli;

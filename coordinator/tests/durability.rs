@@ -127,7 +127,7 @@ fn reference(yaml: &str) -> &'static Path {
 }
 
 /// Every deterministic file of a run directory: chains, datasets and tables.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for sub in ["chains", "datasets", "tables"] {
         for e in std::fs::read_dir(dir.join(sub)).expect("run dir").flatten() {
@@ -175,7 +175,7 @@ fn jobs_csv(dir: &Path) -> Vec<(String, String, u32, String)> {
         .collect()
 }
 
-fn assert_n_done_once(dir: &Path, chains: usize) -> Vec<(String, String, u32, String)> {
+pub(crate) fn assert_n_done_once(dir: &Path, chains: usize) -> Vec<(String, String, u32, String)> {
     let rows = jobs_csv(dir);
     assert_eq!(rows.len(), chains);
     let mut ids: Vec<&String> = rows.iter().map(|r| &r.0).collect();
@@ -197,7 +197,7 @@ pub(crate) fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> 
 }
 
 /// Chains the job table says are stored (their results committed to its journal or sealed).
-fn stored_chains(dir: &Path) -> usize {
+pub(crate) fn stored_chains(dir: &Path) -> usize {
     count_rows(dir, "state = 'done'")
 }
 
@@ -218,7 +218,7 @@ fn count_rows(dir: &Path, clause: &str) -> usize {
     .unwrap_or(0)
 }
 
-fn coordinator_url(dir: &Path) -> String {
+pub(crate) fn coordinator_url(dir: &Path) -> String {
     let path = dir.join("coordinator.url");
     wait_for("coordinator.url", Duration::from_secs(30), || path.exists());
     std::fs::read_to_string(&path)
@@ -237,7 +237,7 @@ fn listening_coordinator(yaml: &Path, out: &Path, extra: &[&str]) -> (Child, Str
     (coord, coordinator_url(out))
 }
 
-fn spawn_worker(url: &str) -> Child {
+pub(crate) fn spawn_worker(url: &str) -> Child {
     Command::new(BIN)
         .args(["worker", "--listen", "127.0.0.1:0", "--slots", "1"])
         .args([
@@ -281,7 +281,7 @@ fn stderr_text(child: &mut Child) -> String {
     text
 }
 
-fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
+pub(crate) fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
     let t = Instant::now();
     loop {
         if let Some(st) = child.try_wait().expect("wait") {
