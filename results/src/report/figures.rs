@@ -594,9 +594,83 @@ pub fn network_panels(
     Ok(())
 }
 
+/// One candidate of a Markov blanket figure ([`blanket`]).
+pub struct BlanketNode {
+    pub name: String,
+    /// Posterior probability that the candidate is in the blanket.
+    pub probability: f64,
+    pub in_map: bool,
+    pub in_true: bool,
+}
+
+/// A variable's estimated Markov blanket, as Figure 3 of `002_d97ecc788b964f97.txt` draws lung
+/// cancer's: `target` at the centre, its candidates on a circle around it, an edge to each
+/// member of the MAP set, wider for a larger posterior probability and labelled with it; the
+/// members of the true blanket in teal, the other candidates grey.
+pub fn blanket(
+    path: &Path,
+    title: &str,
+    target: &str,
+    nodes: &[BlanketNode],
+) -> Result<(), ReportError> {
+    let (w, h) = (620i32, 560i32);
+    let (cx, cy, radius) = (w / 2, h / 2 + 14, 200.0);
+    let root = SVGBackend::new(path, (w as u32, h as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(pe)?;
+    let font = ("sans-serif", 14).into_font();
+    root.draw(&Text::new(title.to_string(), (8, 8), font.clone()))
+        .map_err(pe)?;
+    let teal = RGBColor(0, 128, 128);
+    let at = |k: usize| {
+        let a = std::f64::consts::TAU * k as f64 / nodes.len().max(1) as f64;
+        (
+            cx + (radius * a.cos()).round() as i32,
+            cy + (radius * a.sin()).round() as i32,
+        )
+    };
+    for (k, n) in nodes.iter().enumerate().filter(|(_, n)| n.in_map) {
+        let (x, y) = at(k);
+        let width = (1.0 + 5.0 * n.probability.clamp(0.0, 1.0)).round() as u32;
+        root.draw(&PathElement::new(
+            vec![(cx, cy), (x, y)],
+            BLACK.mix(0.75).stroke_width(width),
+        ))
+        .map_err(pe)?;
+        root.draw(&Text::new(
+            format!("{:.3}", n.probability),
+            ((cx + x) / 2 + 4, (cy + y) / 2 - 16),
+            font.clone(),
+        ))
+        .map_err(pe)?;
+    }
+    let label = |name: &str, (x, y): (i32, i32), color: RGBColor| {
+        let half = 4 * name.chars().count() as i32;
+        root.draw(&Rectangle::new(
+            [(x - half - 6, y - 12), (x + half + 6, y + 12)],
+            color.filled(),
+        ))?;
+        root.draw(&Text::new(
+            name.to_string(),
+            (x - half, y - 8),
+            ("sans-serif", 13).into_font().color(&WHITE),
+        ))
+    };
+    for (k, n) in nodes.iter().enumerate() {
+        let color = if n.in_true {
+            teal
+        } else {
+            RGBColor(150, 150, 150)
+        };
+        label(&n.name, at(k), color).map_err(pe)?;
+    }
+    label(target, (cx, cy), RGBColor(40, 40, 40)).map_err(pe)?;
+    root.present().map_err(pe)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{LayeredNetwork, network_panels, tick};
+    use super::{BlanketNode, LayeredNetwork, blanket, network_panels, tick};
 
     #[test]
     fn figure_network_panels_draw_every_unit_and_edge() {
@@ -638,5 +712,37 @@ mod tests {
         assert_eq!(tick(-40.099123, 1e-5), "-40.099123");
         assert_ne!(tick(-40.099123, 1e-5), tick(-40.099124, 1e-5));
         assert_eq!(tick(f64::NAN, 1.0), "NaN");
+    }
+
+    #[test]
+    fn figure_blanket_names_every_candidate_and_labels_the_map_edges_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("blanket.svg");
+        let node = |name: &str, probability: f64, in_map: bool| BlanketNode {
+            name: name.into(),
+            probability,
+            in_map,
+            in_true: in_map,
+        };
+        let nodes = [
+            node("Smoking", 0.999, true),
+            node("Fatigue", 0.642, true),
+            node("Anxiety", 0.123, false),
+        ];
+        blanket(&path, "title", "Lung_Cancer", &nodes).expect("drawn");
+        let svg = std::fs::read_to_string(&path).expect("svg");
+        for name in ["Lung_Cancer", "Smoking", "Fatigue", "Anxiety"] {
+            assert!(svg.contains(name), "{name}");
+        }
+        assert!(svg.contains("0.999") && svg.contains("0.642"));
+        assert!(
+            !svg.contains("0.123"),
+            "no edge, no label, outside the MAP set"
+        );
+        assert_eq!(
+            svg.matches("<polyline").count(),
+            2,
+            "one edge per MAP member"
+        );
     }
 }

@@ -5,9 +5,10 @@
 
 use polars::prelude::*;
 
-use super::table2::{LucasFits, edge_se};
+use super::table2::{LucasFits, edge_se, safe};
+use crate::report::figures::{self, BlanketNode};
 use crate::report::{ReportError, Table, fmt_f64};
-use crate::rundir::Manifest;
+use crate::rundir::{Manifest, RunDir};
 
 /// One row per (variable, ρ, candidate), candidates in Ca(j) order.
 pub(super) fn lucas_edges(m: &Manifest, fits: &LucasFits) -> Result<Table, ReportError> {
@@ -96,4 +97,38 @@ pub(super) fn lucas_edges(m: &Manifest, fits: &LucasFits) -> Result<Table, Repor
         ])?,
         notes,
     })
+}
+
+/// Figure 3 for every variable and ρ of Table 2: `figures/lucas_blanket_<variable>_rho<ρ>.svg`,
+/// the MAP blanket of Algorithm 2 (all chains) with each edge's posterior probability, the true
+/// blanket in teal (the paper draws lung cancer's).
+pub(super) fn blanket_figures(rd: &RunDir, fits: &LucasFits) -> Result<(), ReportError> {
+    for f in &fits.fits {
+        let (Some(node), Some(e)) = (fits.data.index(&f.node), &f.estimate) else {
+            continue;
+        };
+        let truth = fits.true_blanket(node);
+        let nodes: Vec<BlanketNode> = f
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| BlanketNode {
+                name: fits.data.names[c].clone(),
+                probability: e.edge_probabilities[i],
+                in_map: e.map.contains(&i),
+                in_true: truth.contains(&c),
+            })
+            .collect();
+        figures::blanket(
+            &rd.figures_dir()
+                .join(format!("lucas_blanket_{}_rho{}.svg", f.node, safe(&f.rho))),
+            &format!(
+                "{}: MAP Markov blanket (rho = {}), edges by posterior probability; teal: the true blanket",
+                f.node, f.rho
+            ),
+            &f.node,
+            &nodes,
+        )?;
+    }
+    Ok(())
 }
