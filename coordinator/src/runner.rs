@@ -491,12 +491,15 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         let _ = s.send(());
     }
     // A convergence-driven run's chains not yet called for are pending, not failed.
-    let failed: Vec<JobStatus> = statuses
+    let mut failed: Vec<JobStatus> = statuses
         .into_iter()
         .enumerate()
         .filter(|(i, s)| s.state != JobState::Done && round.as_ref().is_none_or(|r| r.active(*i)))
         .map(|(_, s)| s)
         .collect();
+    // Collected in place, `failed` keeps the buffer of every job's status (10⁶ jobs: tens of
+    // MB) through the report.
+    failed.shrink_to_fit();
     if opts.report
         && !interrupted
         && let Err(e) = causeway_results::report::build(&rd)

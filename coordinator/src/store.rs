@@ -518,25 +518,24 @@ impl JobStore {
     pub fn into_writer(self, sealer: Option<Sealer>) -> Writer {
         let (tx, rx) = mpsc::channel::<Msg>();
         let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = failed.clone();
+        let backlog = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (flag, queued) = (failed.clone(), backlog.clone());
         let thread = std::thread::Builder::new()
             .name("jobs.sqlite writer".into())
-            .spawn(move || write_loop(self, rx, &flag, sealer));
-        match thread {
-            Ok(h) => Writer {
-                tx,
-                thread: Some(h),
-                failed,
-            },
+            .spawn(move || write_loop(self, rx, &flag, &queued, sealer));
+        let thread = match thread {
+            Ok(h) => Some(h),
             Err(e) => {
                 tracing::error!("cannot start the job table's writer: {e}");
                 failed.store(true, std::sync::atomic::Ordering::SeqCst);
-                Writer {
-                    tx,
-                    thread: None,
-                    failed,
-                }
+                None
             }
+        };
+        Writer {
+            tx,
+            thread,
+            failed,
+            backlog,
         }
     }
 }
@@ -570,6 +569,10 @@ pub(crate) fn select_statuses(
     .collect()
 }
 
+/// The most messages [`Writer::backlog`] should hold before its feeder waits (each a result
+/// with its chain: ≈ 1–10 KB).
+pub const WRITER_BACKLOG_MAX: usize = 4096;
+
 enum Msg {
     Event(Event),
     /// Replace job `index`'s stored checkpoint (`end`: its end state, table `ends`).
@@ -589,6 +592,8 @@ pub struct Writer {
     thread: Option<JoinHandle<Result<JobStore, (JobStore, JobTableError)>>>,
     /// A batch failed to commit (a full disk, an I/O error): the run should stop.
     failed: Arc<std::sync::atomic::AtomicBool>,
+    /// Messages sent and not yet applied ([`Writer::backlog`]).
+    backlog: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Writer {
@@ -597,9 +602,35 @@ impl Writer {
         self.failed.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// Messages queued and not yet applied: the caller that feeds the writer faster than it
+    /// commits waits while this is above [`WRITER_BACKLOG_MAX`] (results queued here are held
+    /// in memory: a run of 10⁶ short chains grew by hundreds of MB without the wait).
+    pub fn backlog(&self) -> usize {
+        self.backlog.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether the caller should wait for the writer: its backlog is above
+    /// [`WRITER_BACKLOG_MAX`] and it is still committing (a failed or stopped writer is never
+    /// waited for).
+    pub fn behind(&self) -> bool {
+        self.backlog() > WRITER_BACKLOG_MAX
+            && !self.failed()
+            && self.thread.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
+    fn queue(&self, m: Msg) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.backlog.fetch_add(1, Relaxed);
+        let sent = self.tx.send(m).is_ok();
+        if !sent {
+            self.backlog.fetch_sub(1, Relaxed);
+        }
+        sent
+    }
+
     /// Queue one event (never blocks).
     pub fn send(&self, ev: Event) {
-        if self.tx.send(Msg::Event(ev)).is_err() {
+        if !self.queue(Msg::Event(ev)) {
             tracing::error!("the job table's writer has stopped; the result files stay the truth");
         }
     }
@@ -624,7 +655,7 @@ impl Writer {
             checkpoint,
             end,
         };
-        if self.tx.send(m).is_err() {
+        if !self.queue(m) {
             tracing::error!("the job table's writer has stopped; a checkpoint was not stored");
         }
     }
@@ -632,7 +663,7 @@ impl Writer {
     /// Queue the deletion of job `index`'s stored checkpoint and end state (never blocks): a
     /// worker refused them, so the chain starts again from iteration 1.
     pub fn forget_checkpoint(&self, index: usize) {
-        if self.tx.send(Msg::Forget(index)).is_err() {
+        if !self.queue(Msg::Forget(index)) {
             tracing::error!("the job table's writer has stopped; a refused checkpoint stays");
         }
     }
@@ -640,9 +671,9 @@ impl Writer {
     /// Wait until every event sent so far is committed.
     pub fn flush(&self) -> Result<(), JobTableError> {
         let (ack, done) = mpsc::channel();
-        self.tx
-            .send(Msg::Flush(ack))
-            .map_err(|_| JobTableError::WriterGone)?;
+        if !self.queue(Msg::Flush(ack)) {
+            return Err(JobTableError::WriterGone);
+        }
         done.recv().map_err(|_| JobTableError::WriterGone)
     }
 

@@ -116,6 +116,10 @@ pub(super) async fn store_results(
             settle(writer, &mut ok, &mut full, done);
         }
         stop_if_storage_failed(writer, &mut full, bar, stop);
+        // Results wait in the dispatcher's bounded channel, not in the writer's queue.
+        while writer.behind() {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
     }
     while let Some(joined) = writes.join_next().await {
         match joined {

@@ -78,6 +78,35 @@ fn events_are_committed_and_idempotent() {
     assert!(e.to_string().contains("another experiment"), "{e}");
 }
 
+/// The writer's backlog counts what was queued and not applied: many events queued at once
+/// put it above the bound (the collector then waits), a flush brings it to 0, and a finished
+/// writer is never waited for.
+#[test]
+fn the_writers_backlog_counts_what_waits_and_drains_to_zero() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let n = 8 * WRITER_BACKLOG_MAX;
+    let store = JobStore::open(dir.path(), &ids(n), "plan-a", false).expect("open");
+    let w = store.into_writer(None);
+    let mut most = 0;
+    for index in 0..n {
+        w.send(Event::Started {
+            index,
+            attempt: 1,
+            worker: "a".into(),
+            resumed_from: None,
+        });
+        most = most.max(w.backlog());
+    }
+    assert!(
+        most > WRITER_BACKLOG_MAX,
+        "queued faster than committed: {most}"
+    );
+    w.flush().expect("flush");
+    assert_eq!(w.backlog(), 0);
+    assert!(!w.behind());
+    w.finish().expect("finish");
+}
+
 #[test]
 fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     let dir = tempfile::tempdir().expect("tempdir");

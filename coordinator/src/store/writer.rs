@@ -11,6 +11,7 @@ pub(super) fn write_loop(
     mut store: JobStore,
     rx: mpsc::Receiver<Msg>,
     failed: &std::sync::atomic::AtomicBool,
+    backlog: &std::sync::atomic::AtomicUsize,
     sealer: Option<Sealer>,
 ) -> Result<JobStore, (JobStore, JobTableError)> {
     let mut first_error: Option<JobTableError> = None;
@@ -51,6 +52,7 @@ pub(super) fn write_loop(
                 false
             }
         };
+        backlog.fetch_sub(batch.len(), std::sync::atomic::Ordering::Relaxed);
         let mut acks = Vec::new();
         for m in batch {
             match m {

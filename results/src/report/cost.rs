@@ -49,7 +49,7 @@ pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
 pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     // (cell, seconds) of every stored chain; the timings in one read (10⁵ chains: one query,
     // not 10⁵ opens).
-    let timings = rd.read_timings()?;
+    let timings = rd.read_timing_seconds()?;
     let mut chains: Vec<(usize, f64)> = Vec::new();
     // Stored chains without a timing (their coordinator was killed between their files and
     // their row): counted, not timed.
@@ -59,7 +59,7 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
             continue;
         }
         match timings.get(&j.job_id) {
-            Some(t) => chains.push((j.cell, t.seconds())),
+            Some(&seconds) => chains.push((j.cell, seconds)),
             None => untimed += 1,
         }
     }

@@ -130,23 +130,41 @@ impl RunDir {
     ///
     /// Errors: as [`RunDir::read_timing`].
     pub fn read_timings(&self) -> Result<HashMap<String, ChainTiming>, StoreError> {
+        self.timings_as(|t| t)
+    }
+
+    /// Every stored chain's sampling seconds ([`ChainTiming::seconds`]), by job id: as
+    /// [`RunDir::read_timings`], without holding every chain's rows (a run of 10⁶ chains).
+    ///
+    /// Errors: as [`RunDir::read_timing`].
+    pub fn read_timing_seconds(&self) -> Result<HashMap<String, f64>, StoreError> {
+        self.timings_as(|t| t.seconds())
+    }
+
+    /// Every stored timing as `keep` makes of it, the job table's rows decoded as they are read.
+    fn timings_as<T>(
+        &self,
+        keep: impl Fn(ChainTiming) -> T,
+    ) -> Result<HashMap<String, T>, StoreError> {
         let path = self.root.join(DB_FILE);
-        let rows: Vec<(String, Vec<u8>, Vec<u8>)> = match self.job_table()? {
-            None => Vec::new(),
-            Some(conn) => {
-                match conn.prepare("SELECT job_id, iterations, elapsed_seconds FROM timing") {
-                    Ok(mut st) => st
-                        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                        .and_then(|rows| rows.collect())
-                        .map_err(|e| sqlite_err(&path, e))?,
-                    Err(e) => no_table_is_no_row(&path, e)?,
+        let mut out = HashMap::new();
+        if let Some(conn) = self.job_table()? {
+            match conn.prepare("SELECT job_id, iterations, elapsed_seconds FROM timing") {
+                Ok(mut st) => {
+                    let mut rows = st.query([]).map_err(|e| sqlite_err(&path, e))?;
+                    while let Some(r) = rows.next().map_err(|e| sqlite_err(&path, e))? {
+                        let blob = |k: usize| {
+                            r.get_ref(k)
+                                .and_then(|v| v.as_blob().map_err(Into::into))
+                                .map_err(|e| sqlite_err(&path, e))
+                        };
+                        let id: String = r.get(0).map_err(|e| sqlite_err(&path, e))?;
+                        let t = decode(&path, &id, blob(1)?, blob(2)?)?;
+                        out.insert(id, keep(t));
+                    }
                 }
+                Err(e) => no_table_is_no_row::<()>(&path, e)?,
             }
-        };
-        let mut out = HashMap::with_capacity(rows.len());
-        for (id, its, secs) in rows {
-            let t = decode(&path, &id, &its, &secs)?;
-            out.insert(id, t);
         }
         if let Ok(files) = std::fs::read_dir(self.root.join("timing")) {
             for f in files.flatten() {
@@ -154,7 +172,7 @@ impl RunDir {
                 if let Some(id) = name.strip_suffix(".parquet")
                     && !out.contains_key(id)
                 {
-                    out.insert(id.to_string(), ChainTiming::read_file(&f.path())?);
+                    out.insert(id.to_string(), keep(ChainTiming::read_file(&f.path())?));
                 }
             }
         }
