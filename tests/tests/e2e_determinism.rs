@@ -131,9 +131,10 @@ async fn same_bytes_on_one_three_and_flaky_workers() {
     );
 
     let (fa, fb, fc) = (files(&a), files(&b), files(&c));
-    // 1 Parquet file per chain (the trace, its summary in the footer); the 4 cells share one
-    // dataset spec: 2 replicates × (observed, truth).
-    assert_eq!(fa.len(), 16 + 2 * 2);
+    // 2 Parquet files per chain (a shard each: the trace, its small summaries in the footer,
+    // and the summary file for the larger ones); the 4 cells share one dataset spec: 2
+    // replicates × (observed, truth).
+    assert_eq!(fa.len(), 2 * 16 + 2 * 2);
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (k, v) in &fa {
         assert!(fb[k] == *v, "{k} differs between 1 and 3 workers");
