@@ -46,7 +46,7 @@ use super::{
 
 pub mod summaries;
 
-/// The most shards a run directory's chains are stored in (two files each at most).
+/// The most shards a run directory's chains are stored in (three files each at most).
 pub const MAX_SHARDS: usize = 256;
 
 /// The footer key of a shard's trace file that lists its chains (JSON, see the module doc).
@@ -213,6 +213,8 @@ pub(super) struct Shard {
     stats: Option<DataFrame>,
     summary_path: PathBuf,
     summary_offsets: Vec<usize>,
+    /// The summary file's rows, all chains': their number, and the values once read.
+    summary_total: usize,
     summary_values: OnceLock<Vec<f64>>,
 }
 
@@ -278,6 +280,7 @@ impl Shard {
             stats,
             summary_path: rd.shard_path(shard, SUMMARY),
             summary_offsets,
+            summary_total: values,
             summary_values: OnceLock::new(),
         })
     }
@@ -291,9 +294,7 @@ impl Shard {
         let all = match self.summary_values.get() {
             Some(v) => v,
             None => {
-                let total = self.summary_offsets.last().copied().unwrap_or(0)
-                    + self.chains.last().map_or(0, |c| c.summary_values);
-                let v = summaries::read_values(&self.summary_path, total)?;
+                let v = summaries::read_values(&self.summary_path, self.summary_total)?;
                 self.summary_values.get_or_init(|| v)
             }
         };
@@ -341,17 +342,14 @@ impl Shard {
     /// then read only if that matrix is stored there).
     pub(super) fn summary(&self, id: &str, only: Option<&str>) -> Result<Vec<Matrix>, StoreError> {
         let k = self.chain(id)?;
-        let footer = self.chains[k].summary.get();
+        let stored = stored_summary(&self.path, self.chains[k].summary.get())?;
         let wanted = |s: &StoredMatrix| only.is_none_or(|name| name == s.name);
-        let needs_file = stored_summary(&self.path, footer)?
-            .iter()
-            .any(|s| wanted(s) && s.values_elsewhere());
-        let values = if needs_file {
+        let values = if stored.iter().any(|s| wanted(s) && s.values_elsewhere()) {
             self.summary_values(k)?
         } else {
             &[]
         };
-        summaries::matrices(&self.path, footer, values, wanted)
+        summaries::matrices(&self.path, stored, values, wanted)
     }
 
     /// Every chain back, to merge with newer results.
@@ -381,7 +379,7 @@ impl Shard {
                 summary: c.summary.clone(),
                 large: summaries::matrices(
                     &self.path,
-                    c.summary.get(),
+                    stored_summary(&self.path, c.summary.get())?,
                     self.summary_values(k)?,
                     StoredMatrix::values_elsewhere,
                 )?,

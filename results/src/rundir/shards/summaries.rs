@@ -20,7 +20,9 @@ use causeway_papers::Matrix;
 use polars::prelude::*;
 use serde_json::value::RawValue;
 
-use super::super::parquet::{StoredMatrix, stored_summary, summary_json_values_up_to};
+#[cfg(doc)]
+use super::super::parquet::stored_summary;
+use super::super::parquet::{StoredMatrix, summary_json_values_up_to};
 use super::super::{StoreError, pl_err, read_parquet};
 
 /// The most values a summary matrix may have and still be stored in the footer.
@@ -102,20 +104,21 @@ pub(super) fn read_values(path: &Path, expected: usize) -> Result<Vec<f64>, Stor
     Ok(values)
 }
 
-/// A chain's summary matrices that `keep` (`footer`: its footer JSON), those stored elsewhere
-/// taken in turn from `values` (its rows of the summary file).
+/// A chain's summary matrices that `keep`, from its footer's matrices as stored (`stored`),
+/// those stored elsewhere taken in turn from `values` (its rows of the
+/// summary file).
 ///
 /// # Errors
-/// JSON that does not parse; too few values; sizes that do not fit.
+/// Too few values; sizes that do not fit.
 pub(super) fn matrices(
     path: &Path,
-    footer: &str,
+    stored: Vec<StoredMatrix>,
     values: &[f64],
     keep: impl Fn(&StoredMatrix) -> bool,
 ) -> Result<Vec<Matrix>, StoreError> {
     let mut at = 0;
     let mut out = Vec::new();
-    for s in stored_summary(path, footer)? {
+    for s in stored {
         let mine: Option<&[f64]> = if s.values_elsewhere() {
             let n = s.rows * s.cols;
             let v = values.get(at..at + n);

@@ -301,7 +301,8 @@ fn a_footers_summary_reads_as_a_value_or_as_the_older_string() {
     assert_eq!(now.len(), 1);
     let large = &output(0, 2).summary[1].values;
     for c in [&now[0], &before[0]] {
-        let back = summaries::matrices(&path, c.summary.get(), large, |_| true).expect("matrices");
+        let stored = stored_summary(&path, c.summary.get()).expect("json");
+        let back = summaries::matrices(&path, stored, large, |_| true).expect("matrices");
         assert_eq!(back, output(0, 2).summary);
     }
 }
