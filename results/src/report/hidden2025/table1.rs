@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use causeway_papers::hidden2025::datasets::DiscreteData;
+use causeway_papers::hidden2025::equations::predictive;
 use causeway_papers::hidden2025::evaluation::Levels;
 use causeway_papers::hidden2025::evaluation::sparse_counts::{
     LevelProbabilities, SUCCESS, baselines, pooled_predictive, rmse_by_label, success_probabilities,
@@ -14,6 +15,7 @@ use causeway_papers::metrics::mean_sd;
 use polars::prelude::*;
 
 use super::{dataset_replicates, worst_convergence};
+use crate::report::figures;
 use crate::report::{Convergence, ReportError, Table, json_text, par_map, replicate_summaries, se};
 use crate::rundir::{CellRecord, Manifest, RunDir, find};
 
@@ -297,6 +299,7 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         "z_paper" => z_paper,
     )?;
     let notes = notes(m, &specs, &by, &absent);
+    figure2(rd, m)?;
     Ok(vec![Table {
         name: "table1".into(),
         title: "Table 1 (§5.1, C.1): RMSE of P(child = 1 | parent level) on sparse counts, n = 100"
@@ -304,6 +307,48 @@ pub fn table1(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table
         df,
         notes,
     }])
+}
+
+/// Figure 2 of `002_d97ecc788b964f97.txt` (§2), `figures/fig2_dm_fitted.svg`, when the YAML's
+/// `reported.figure2` gives its counts (`successes`, `totals`: one per parent level) and its
+/// `alpha` values: the fitted P(x_j = 1 | x_{j−1}, n) of eq 6 under Dir(α, α) for each α beside
+/// the MLE (successes / totals). The paper's leftmost column (the true probabilities of its
+/// made-up example) is not in its text, so it is not drawn. Errors: an SVG that cannot be
+/// written.
+fn figure2(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
+    let Some(f) = m.reported.get("figure2") else {
+        return Ok(());
+    };
+    let list = |key: &str| -> Vec<f64> {
+        f.get(key)
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let (successes, totals, alphas) = (list("successes"), list("totals"), list("alpha"));
+    if successes.is_empty() || successes.len() != totals.len() {
+        return Ok(());
+    }
+    let mut cols = vec!["MLE".to_string()];
+    cols.extend(alphas.iter().map(|a| format!("α = {a}")));
+    let rows: Vec<String> = (1..=successes.len()).map(|h| format!("x = {h}")).collect();
+    let values: Vec<Vec<Option<f64>>> = successes
+        .iter()
+        .zip(&totals)
+        .map(|(&s, &n)| {
+            let counts = [(n - s).max(0.0) as u32, s.max(0.0) as u32];
+            let mut row = vec![(n > 0.0).then(|| s / n)];
+            row.extend(alphas.iter().map(|&a| Some(predictive(&[a, a], &counts)[1])));
+            row
+        })
+        .collect();
+    figures::heatmap(
+        &rd.figures_dir().join("fig2_dm_fitted.svg"),
+        "Figure 2: fitted P(x_j = 1 | x_{j-1} = x, n), eq 6 with Dir(α, α), beside the MLE",
+        &rows,
+        &cols,
+        &values,
+    )
 }
 
 /// Datasets behind each of paper 002's Table 1 entries (§5.1: mean (sd) over 50 datasets per
