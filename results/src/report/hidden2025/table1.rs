@@ -338,7 +338,11 @@ fn figure2(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
         .map(|(&s, &n)| {
             let counts = [(n - s).max(0.0) as u32, s.max(0.0) as u32];
             let mut row = vec![(n > 0.0).then(|| s / n)];
-            row.extend(alphas.iter().map(|&a| Some(predictive(&[a, a], &counts)[1])));
+            row.extend(
+                alphas
+                    .iter()
+                    .map(|&a| Some(predictive(&[a, a], &counts)[1])),
+            );
             row
         })
         .collect();
