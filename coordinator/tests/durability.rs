@@ -126,11 +126,15 @@ fn reference(yaml: &str) -> &'static Path {
     Box::leak(dir.into_boxed_path())
 }
 
-/// Every deterministic file of a run directory: chains, datasets and tables.
+/// Every deterministic file of a run directory: chains, datasets, tables and units (the
+/// folders it has).
 pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
-    for sub in ["chains", "datasets", "tables"] {
-        for e in std::fs::read_dir(dir.join(sub)).expect("run dir").flatten() {
+    for sub in ["chains", "datasets", "tables", "units"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries.flatten() {
             out.insert(
                 format!("{sub}/{}", e.file_name().to_string_lossy()),
                 std::fs::read(e.path()).expect("read"),

@@ -7,13 +7,13 @@
 //! with the uninterrupted run's chains, datasets, tables and units, byte for byte, each chain
 //! stored once.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::durability::{
-    BIN, assert_n_done_once, coordinator_url, spawn_worker, stored_chains, wait_exit, wait_for,
+    BIN, assert_n_done_once, coordinator_url, files, spawn_worker, stored_chains, wait_exit,
+    wait_for,
 };
 
 const CHAINS: usize = 1296;
@@ -64,25 +64,8 @@ impl Moments {
     }
 }
 
-/// Every deterministic file of a run directory: chains, datasets, tables and units.
-fn deterministic_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for sub in ["chains", "datasets", "tables", "units"] {
-        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            out.insert(
-                format!("{sub}/{}", e.file_name().to_string_lossy()),
-                std::fs::read(e.path()).expect("read"),
-            );
-        }
-    }
-    out
-}
-
 fn assert_same_files(got: &Path, want: &Path, what: &str) {
-    let (want, got) = (deterministic_files(want), deterministic_files(got));
+    let (want, got) = (files(want), files(got));
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
         got.keys().collect::<Vec<_>>(),

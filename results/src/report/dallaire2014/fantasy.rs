@@ -12,7 +12,7 @@ use causeway_papers::dallaire2014::samplers::Network;
 use causeway_papers::dallaire2014::samplers::forward::sample_observed_outputs;
 use causeway_papers::dallaire2014::samplers::observed::ObservedMap;
 
-use super::{dataset_of, final_networks, mcmc_cells, method_of};
+use super::{cell_figure_path, dataset_of, final_networks, mcmc_cells, method_of};
 use crate::report::ReportError;
 use crate::report::figures::{self, Line, Panel};
 use crate::rundir::{CellRecord, Manifest, RunDir};
@@ -57,14 +57,8 @@ fn cell_figure(rd: &RunDir, m: &Manifest, c: &CellRecord) -> Result<(), ReportEr
     if panels.is_empty() {
         return Ok(());
     }
-    let name = format!(
-        "fantasy_cell{}_{}_{}.svg",
-        c.index,
-        dataset_of(c),
-        method_of(c)
-    );
     let ncols = panels.len().min(4);
-    figures::line_panels(&rd.figures_dir().join(name), &panels, ncols)
+    figures::line_panels(&cell_figure_path(rd, "fantasy", c), &panels, ncols)
 }
 
 fn panel(c: &CellRecord, chain: u64, test: &Matrix, fantasy: &[f64], units: usize) -> Panel {

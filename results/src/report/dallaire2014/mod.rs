@@ -82,13 +82,11 @@ fn final_networks(
 /// chain in another mode, or all drifting).
 fn trace_figures(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
     for c in mcmc_cells(m).filter(|c| dataset_of(c) != "none") {
-        let method = method_of(c);
         let vars = figures::trace_vars(rd, m, c.index, &["kl", "n_units", "n_edges"])?;
         if vars.is_empty() {
             continue;
         }
-        let name = format!("traces_cell{}_{}_{method}.svg", c.index, dataset_of(c));
-        figures::trace_panels(&rd.figures_dir().join(name), &vars)?;
+        figures::trace_panels(&cell_figure_path(rd, "traces", c), &vars)?;
     }
     Ok(())
 }
@@ -109,6 +107,16 @@ pub fn structure(
 /// `dallaire2014.prior`: §6's prior check, moments against their exact values.
 pub fn prior(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     Ok(vec![prior_moments::prior_moments(rd, m, conv)?])
+}
+
+/// A cell's figure: `figures/<stem>_cell<c>_<dataset>_<method>.svg`.
+pub(crate) fn cell_figure_path(rd: &RunDir, stem: &str, c: &CellRecord) -> std::path::PathBuf {
+    rd.figures_dir().join(format!(
+        "{stem}_cell{}_{}_{}.svg",
+        c.index,
+        dataset_of(c),
+        method_of(c)
+    ))
 }
 
 /// The cell's method: `params.prior` for the MCMC (`ecibp` by default), else `params.method`.

@@ -2,7 +2,7 @@
 //! `figures/network_cell<c>_<dataset>_<prior>.svg` shows each chain's final network (its
 //! `units`/`edges` summary) layer by layer, the observed units at the bottom.
 
-use super::{dataset_of, final_networks, mcmc_cells, method_of};
+use super::{cell_figure_path, dataset_of, final_networks, mcmc_cells, method_of};
 use crate::report::ReportError;
 use crate::report::figures::{self, LayeredNetwork};
 use crate::rundir::{CellRecord, Manifest, RunDir};
@@ -31,14 +31,8 @@ fn cell_figure(rd: &RunDir, m: &Manifest, c: &CellRecord) -> Result<(), ReportEr
     if nets.is_empty() {
         return Ok(());
     }
-    let name = format!(
-        "network_cell{}_{}_{}.svg",
-        c.index,
-        dataset_of(c),
-        method_of(c)
-    );
     let ncols = nets.len().min(4);
-    figures::network_panels(&rd.figures_dir().join(name), &nets, ncols)
+    figures::network_panels(&cell_figure_path(rd, "network", c), &nets, ncols)
 }
 
 /// The network figures of every MCMC cell (see the module docs).
