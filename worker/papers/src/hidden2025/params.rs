@@ -107,6 +107,9 @@ fn d_grid() -> usize {
 fn d_cutoff() -> f64 {
     30.0
 }
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
 
 /// Parameters of one grid cell (`params` in the YAML).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -149,6 +152,11 @@ pub struct Params {
     /// Step-size adaptation during burn-in; absent = fixed step sizes (the paper's runs).
     #[serde(default)]
     pub adapt: Option<Adapt>,
+    /// `edges`: swap proposals per iteration after Algorithm 2's sweep (one parent out, one
+    /// candidate in, Metropolis–Hastings; see `samplers::edges::edge_swaps`). Default 0, the
+    /// paper's Algorithm 2 alone.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub swap_moves: u32,
     /// `exact`: grid points per dimension of log t (9..=201). Default 41.
     #[serde(default = "d_grid")]
     pub grid_points: usize,
@@ -215,6 +223,9 @@ pub struct Resolved {
     pub init: Init,
     /// Adaptation, if any.
     pub adapt: Option<Adapt>,
+    /// Swap proposals per iteration (`edges`).
+    #[serde(default)]
+    pub swap_moves: u32,
     /// Exact method's grid points per dimension.
     pub grid_points: usize,
     /// Exact method's Laplace cut-off (nats).
@@ -328,6 +339,11 @@ impl Params {
                 "methods dags and dag take no `parents`, `candidates` or `parent_sets`",
             )?;
         }
+        need(
+            self.swap_moves == 0 || self.method == Method::Edges,
+            "swap_moves",
+            "`swap_moves` belongs to method edges",
+        )?;
         for (name, v) in self.node_step_sizes.iter().flatten() {
             for (i, &e) in v.iter().enumerate() {
                 check_positive(&format!("{section}.node_step_sizes.{name}[{i}]"), e)?;
@@ -583,6 +599,7 @@ impl Params {
             t0,
             init: self.init,
             adapt: self.adapt,
+            swap_moves: self.swap_moves,
             grid_points: self.grid_points,
             laplace_cutoff: self.laplace_cutoff,
             warnings,

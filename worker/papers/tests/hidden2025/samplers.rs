@@ -197,13 +197,17 @@ fn small_data(seed: u64, n: usize) -> DiscreteData {
 
 /// One sweep of Algorithm 2 from exact draws of z (t fixed) against p(z | t, n) ∝ beta-binomial
 /// × eq 7, over the 16 subsets of 4 candidates. Returns the goodness of fit.
-fn edge_sweep_gof(defect: Option<Defect>, draws: u64) -> causeway_papers::testing::Gof {
+fn edge_sweep_gof(
+    defect: Option<Defect>,
+    swap_moves: u32,
+    draws: u64,
+) -> causeway_papers::testing::Gof {
     let data = small_data(7, 24);
     let t = [0.7, 1.8];
     let (c, d) = (1.5, 0.8);
     let p = params(serde_json::json!({
         "method": "edges", "node": "C", "candidates": ["A", "B", "D", "E"],
-        "step_sizes": [0.5, 0.5], "c": c, "d": d
+        "step_sizes": [0.5, 0.5], "c": c, "d": d, "swap_moves": swap_moves
     }));
     let mut rng = chain_rng(11, 2, 0, 0);
     let mut s = HiddenSampler::new(&data, &p, &mut rng)
@@ -253,7 +257,7 @@ fn edge_sweep_gof(defect: Option<Defect>, draws: u64) -> causeway_papers::testin
 
 #[test]
 fn edge_sweep_leaves_exact_distribution_invariant() {
-    let g = edge_sweep_gof(None, 20_000);
+    let g = edge_sweep_gof(None, 0, 20_000);
     eprintln!(
         "Algorithm 2 sweep: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
         g.chi2, g.df, g.p_value, g.tv, g.tv_null_q999
@@ -265,9 +269,31 @@ fn edge_sweep_leaves_exact_distribution_invariant() {
 
 #[test]
 fn edge_sweep_without_prior_factor_fails() {
-    let g = edge_sweep_gof(Some(Defect::NoEdgePriorFactor), 20_000);
+    let g = edge_sweep_gof(Some(Defect::NoEdgePriorFactor), 0, 20_000);
     eprintln!(
         "Algorithm 2 without (c + #ones)/(d + #zeros): chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
+        g.chi2, g.p_value, g.tv
+    );
+    assert!(g.p_value < 1e-9, "the broken kernel passed: {g:?}");
+}
+
+#[test]
+fn edge_swaps_leave_exact_distribution_invariant() {
+    let g = edge_sweep_gof(None, 3, 20_000);
+    eprintln!(
+        "Algorithm 2 sweep + 3 swaps: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
+        g.chi2, g.df, g.p_value, g.tv, g.tv_null_q999
+    );
+    assert!(g.df >= 8, "too few cells: {g:?}");
+    assert!(g.p_value > 1e-4, "{g:?}");
+    assert!(g.tv < g.tv_null_q999, "{g:?}");
+}
+
+#[test]
+fn edge_swaps_without_acceptance_test_fail() {
+    let g = edge_sweep_gof(Some(Defect::SwapAlwaysAccepted), 3, 20_000);
+    eprintln!(
+        "swaps always accepted: chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
         g.chi2, g.p_value, g.tv
     );
     assert!(g.p_value < 1e-9, "the broken kernel passed: {g:?}");
