@@ -185,9 +185,9 @@ pub(super) fn metabric_dags(
         title: "Figure 5: the outcomes' parents, METABRIC".into(),
         df: DataFrame::new_infer_height(cols)?,
         notes: vec![
-            "in_median: HiDDeN's median probability model of Algorithm 2 (edge probability > 0.5 over the post-burn-in draws of all chains), a threshold of the estimates that metabric_edges tests, so reported, not tested; expected_n_parents: Σ of those edge probabilities, the mean over the M chains of each chain's own sum with its error sd/√M (_se, _n); exact_median: the same model from the exact posterior. paper: Figure 5's median DAG (one chain, the authors' shape 1 = our ρ = k, their 1,867 rows). Parents in column order.".into(),
+            "in_median: HiDDeN's median probability model of Algorithm 2 (with the cell's block updates, `block_size`; edge probability > 0.5 over the post-burn-in draws of all chains), a threshold of the estimates that metabric_edges tests, so reported, not tested; expected_n_parents: Σ of those edge probabilities, the mean over the M chains of each chain's own sum with its error sd/√M (_se, _n); exact_median: the same model from the exact posterior. paper: Figure 5's median DAG (one chain, the authors' shape 1 = our ρ = k, their 1,867 rows). Parents in column order.".into(),
             "hc, tabu: bnlearn hc/tabu defaults (BIC, from the empty graph; TABU list 10, 10 moves without improvement) on the outcome and its candidates, every arc out of the outcome blacklisted (the authors' metabric.R), the same for every ρ; the paper says only that HC and TABU give one DAG, sparser than HiDDeN's.".into(),
-            "Not run: the group lasso (Figure 5, middle). The paper reports that it keeps every candidate, for every outcome.".into(),
+            "The group lasso (Figure 5, middle; the paper: it keeps every candidate, for every outcome) is not a Rust method here: bench/hidden2025_authors/baselines.R runs it in R on the same preprocessing, over 100 fold seeds (results/paper/hidden2025/r_baselines/figure5_group_lasso.csv).".into(),
         ],
     })
 }

@@ -107,7 +107,7 @@ fn d_grid() -> usize {
 fn d_cutoff() -> f64 {
     30.0
 }
-fn is_zero(n: &u32) -> bool {
+fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
@@ -152,11 +152,11 @@ pub struct Params {
     /// Step-size adaptation during burn-in; absent = fixed step sizes (the paper's runs).
     #[serde(default)]
     pub adapt: Option<Adapt>,
-    /// `edges`: swap proposals per iteration after Algorithm 2's sweep (one parent out, one
-    /// candidate in, Metropolis–Hastings; see `samplers::edges::edge_swaps`). Default 0, the
-    /// paper's Algorithm 2 alone.
+    /// `edges`: after Algorithm 2's sweep, one Gibbs update of this many indicators at once,
+    /// drawn at random (≥ 2 to take effect, at most 16; see `samplers::edges::edge_block`).
+    /// Default 0, the paper's Algorithm 2 alone.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub swap_moves: u32,
+    pub block_size: usize,
     /// `exact`: grid points per dimension of log t (9..=201). Default 41.
     #[serde(default = "d_grid")]
     pub grid_points: usize,
@@ -223,9 +223,9 @@ pub struct Resolved {
     pub init: Init,
     /// Adaptation, if any.
     pub adapt: Option<Adapt>,
-    /// Swap proposals per iteration (`edges`).
+    /// The block update's size (`edges`; 0: none).
     #[serde(default)]
-    pub swap_moves: u32,
+    pub block_size: usize,
     /// Exact method's grid points per dimension.
     pub grid_points: usize,
     /// Exact method's Laplace cut-off (nats).
@@ -340,9 +340,14 @@ impl Params {
             )?;
         }
         need(
-            self.swap_moves == 0 || self.method == Method::Edges,
-            "swap_moves",
-            "`swap_moves` belongs to method edges",
+            self.block_size == 0 || self.method == Method::Edges,
+            "block_size",
+            "`block_size` belongs to method edges",
+        )?;
+        need(
+            self.block_size <= 16,
+            "block_size",
+            "allowed values are 0..=16 (a block of b indicators costs 2^b evaluations of eq 7)",
         )?;
         for (name, v) in self.node_step_sizes.iter().flatten() {
             for (i, &e) in v.iter().enumerate() {
@@ -599,7 +604,7 @@ impl Params {
             t0,
             init: self.init,
             adapt: self.adapt,
-            swap_moves: self.swap_moves,
+            block_size: self.block_size,
             grid_points: self.grid_points,
             laplace_cutoff: self.laplace_cutoff,
             warnings,

@@ -199,7 +199,7 @@ fn small_data(seed: u64, n: usize) -> DiscreteData {
 /// × eq 7, over the 16 subsets of 4 candidates. Returns the goodness of fit.
 fn edge_sweep_gof(
     defect: Option<Defect>,
-    swap_moves: u32,
+    block_size: usize,
     draws: u64,
 ) -> causeway_papers::testing::Gof {
     let data = small_data(7, 24);
@@ -207,7 +207,7 @@ fn edge_sweep_gof(
     let (c, d) = (1.5, 0.8);
     let p = params(serde_json::json!({
         "method": "edges", "node": "C", "candidates": ["A", "B", "D", "E"],
-        "step_sizes": [0.5, 0.5], "c": c, "d": d, "swap_moves": swap_moves
+        "step_sizes": [0.5, 0.5], "c": c, "d": d, "block_size": block_size
     }));
     let mut rng = chain_rng(11, 2, 0, 0);
     let mut s = HiddenSampler::new(&data, &p, &mut rng)
@@ -278,10 +278,10 @@ fn edge_sweep_without_prior_factor_fails() {
 }
 
 #[test]
-fn edge_swaps_leave_exact_distribution_invariant() {
+fn edge_block_leaves_exact_distribution_invariant() {
     let g = edge_sweep_gof(None, 3, 20_000);
     eprintln!(
-        "Algorithm 2 sweep + 3 swaps: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
+        "Algorithm 2 sweep + a block of 3: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
         g.chi2, g.df, g.p_value, g.tv, g.tv_null_q999
     );
     assert!(g.df >= 8, "too few cells: {g:?}");
@@ -290,10 +290,10 @@ fn edge_swaps_leave_exact_distribution_invariant() {
 }
 
 #[test]
-fn edge_swaps_without_acceptance_test_fail() {
-    let g = edge_sweep_gof(Some(Defect::SwapAlwaysAccepted), 3, 20_000);
+fn edge_block_without_edge_prior_fails() {
+    let g = edge_sweep_gof(Some(Defect::BlockWithoutEdgePrior), 3, 20_000);
     eprintln!(
-        "swaps always accepted: chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
+        "block without the edge prior: chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
         g.chi2, g.p_value, g.tv
     );
     assert!(g.p_value < 1e-9, "the broken kernel passed: {g:?}");

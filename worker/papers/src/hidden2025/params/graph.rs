@@ -121,7 +121,7 @@ impl Params {
             t0: t0s[0].clone(),
             init: self.init,
             adapt: self.adapt,
-            swap_moves: 0,
+            block_size: 0,
             grid_points: self.grid_points,
             laplace_cutoff: self.laplace_cutoff,
             warnings,

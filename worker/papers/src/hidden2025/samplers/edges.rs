@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use rand::RngExt;
 
 use super::Defect;
+use super::parent_sets::categorical;
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
-use crate::hidden2025::equations::{edge_log_weights, log_marginal_likelihood};
+use crate::hidden2025::equations::{edge_log_weights, log_edge_prior, log_marginal_likelihood};
 use crate::math::log_add_exp;
 use crate::seed::ChainRng;
 
@@ -92,42 +93,56 @@ pub(crate) fn edge_sweep(
     mask
 }
 
-/// `swaps` Metropolis–Hastings swap proposals given t: draw a parent i uniformly among the
-/// candidates with z_i = 1 and a candidate o uniformly among those with z_o = 0, propose z_i = 0,
-/// z_o = 1, and accept with probability min(1, f(n_j | Pa′, t) / f(n_j | Pa, t)) (eq 7). The
-/// number of parents is unchanged, so the Beta–Bernoulli prior of eq 13's indicators cancels,
-/// and the reverse move has the same probability 1/(#ones · #zeros). Not in the paper: Algorithm
-/// 2 changes one indicator at a time, and where two parents carry the same information (on
-/// METABRIC, INC and AAD for CHT) its chains stay in whichever mode they start in; one swap
-/// crosses the valley. Returns the new mask and the number of accepted swaps.
-pub(crate) fn edge_swaps(
+/// A Gibbs update of `size` edge indicators at once, given t and the others: the block is drawn
+/// uniformly among the candidates (without replacement), and its 2^size settings are drawn from
+/// their exact conditional, ∝ B(c + #ones, d + #zeros) f(n_j | Pa, t) (eq 13's prior with γ_j
+/// integrated out, and eq 7). Not in the paper: Algorithm 2 changes one indicator at a time, and
+/// where a set of parents is only better than another as a whole (on METABRIC for CHT,
+/// {AAD, HTH, TBS} against INC) its chains stay in whichever mode they start in. `size` is
+/// capped at the number of candidates; 0 or 1 leaves the mask as it is.
+pub(crate) fn edge_block(
     cache: &mut TableCache,
     data: &DiscreteData,
     mask: u64,
     t: &[f64],
-    swaps: u32,
+    (c, d): (f64, f64),
+    size: usize,
     rng: &mut ChainRng,
     defect: Option<Defect>,
-) -> (u64, u32) {
+) -> u64 {
     let m = cache.pool.len();
-    let mut mask = mask;
-    let mut accepted = 0;
-    for _ in 0..swaps {
-        let ones: Vec<usize> = (0..m).filter(|i| mask >> i & 1 == 1).collect();
-        let zeros: Vec<usize> = (0..m).filter(|i| mask >> i & 1 == 0).collect();
-        if ones.is_empty() || zeros.is_empty() {
-            return (mask, accepted);
-        }
-        let out = ones[rng.random_range(0..ones.len())];
-        let inn = zeros[rng.random_range(0..zeros.len())];
-        let proposal = mask & !(1u64 << out) | 1u64 << inn;
-        let log_ratio = log_marginal_likelihood(cache.table(data, proposal), t)
-            - log_marginal_likelihood(cache.table(data, mask), t);
-        let u: f64 = rng.random::<f64>();
-        if defect == Some(Defect::SwapAlwaysAccepted) || u.ln() < log_ratio {
-            mask = proposal;
-            accepted += 1;
-        }
+    let size = size.min(m);
+    if size < 2 {
+        return mask;
     }
-    (mask, accepted)
+    // The first `size` entries of a partial Fisher–Yates shuffle of 0..m.
+    let mut order: Vec<usize> = (0..m).collect();
+    for i in 0..size {
+        let j = rng.random_range(i..m);
+        order.swap(i, j);
+    }
+    let block: u64 = order[..size].iter().map(|&i| 1u64 << i).sum();
+    let rest = mask & !block;
+    let settings: Vec<u64> = (0..1u64 << size)
+        .map(|s| {
+            (0..size)
+                .filter(|b| s >> b & 1 == 1)
+                .map(|b| 1u64 << order[b])
+                .sum::<u64>()
+                | rest
+        })
+        .collect();
+    let logw: Vec<f64> = settings
+        .iter()
+        .map(|&z| {
+            let ones = z.count_ones() as usize;
+            let prior = if defect == Some(Defect::BlockWithoutEdgePrior) {
+                0.0
+            } else {
+                log_edge_prior(ones, m - ones, c, d)
+            };
+            prior + log_marginal_likelihood(cache.table(data, z), t)
+        })
+        .collect();
+    categorical(&logw, rng).map_or(mask, |k| settings[k])
 }

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 
 use rand::RngExt;
 
-use self::edges::{edge_swaps, edge_sweep};
+use self::edges::{edge_block, edge_sweep};
 use self::node_t::{AdaptWindow, NodeT};
 use crate::chain::{Sampler, SamplerError};
 use crate::data::Matrix;
@@ -58,8 +58,9 @@ pub enum Defect {
     /// The node-by-node DAG sampler without the acyclicity check: an edge that closes a
     /// directed cycle is drawn like any other.
     CyclesAllowed,
-    /// `swap_moves` without the Metropolis–Hastings test: every proposed swap is accepted.
-    SwapAlwaysAccepted,
+    /// `block_size`'s block update without eq 13's prior (as if every setting were equally
+    /// likely a priori).
+    BlockWithoutEdgePrior,
 }
 
 /// The label of a DAG in summaries: its arcs `parent->child` joined by `;` (children in node
@@ -245,9 +246,6 @@ pub struct HiddenSampler {
     z_sum: Vec<f64>,
     set_counts: HashMap<u64, u64>,
     pred_sum: Vec<f64>,
-    /// Swaps accepted in the last iteration (`swap_moves`).
-    #[serde(default)]
-    swaps_accepted: u32,
     defect: Option<Defect>,
 }
 
@@ -332,7 +330,6 @@ impl HiddenSampler {
             z_sum: vec![0.0; m],
             set_counts: HashMap::new(),
             pred_sum: vec![0.0; n_pool * k],
-            swaps_accepted: 0,
             defect: None,
             data,
             cfg,
@@ -454,12 +451,13 @@ impl HiddenSampler {
                 rng,
                 self.defect,
             );
-            (self.mask, self.swaps_accepted) = edge_swaps(
+            self.mask = edge_block(
                 &mut self.cache,
                 &self.data,
                 self.mask,
                 &self.node.t,
-                self.cfg.swap_moves,
+                (self.cfg.c, self.cfg.d),
+                self.cfg.block_size,
                 rng,
                 self.defect,
             );
@@ -519,11 +517,7 @@ impl Sampler for HiddenSampler {
     }
 
     fn stat_names(&self) -> Vec<String> {
-        let mut v: Vec<String> = (0..self.cfg.k).map(|x| format!("accept_{x}")).collect();
-        if self.cfg.swap_moves > 0 {
-            v.push("swaps_accepted".into());
-        }
-        v
+        (0..self.cfg.k).map(|x| format!("accept_{x}")).collect()
     }
 
     fn record_stats(&self, row: &mut Vec<f64>) {
@@ -533,9 +527,6 @@ impl Sampler for HiddenSampler {
                 .iter()
                 .map(|&a| if a { 1.0 } else { 0.0 }),
         );
-        if self.cfg.swap_moves > 0 {
-            row.push(f64::from(self.swaps_accepted));
-        }
     }
 
     fn accumulate(&mut self) {
