@@ -21,9 +21,10 @@
 //!   chains/shard-<s>.sample_stats.parquet  job_id, iteration and one f64 column per sampler
 //!                                 statistic (ArviZ's `sample_stats`: particle ESS,
 //!                                 resamplings, VB iterations, ...); only if a chain has any
-//!   chains/shard-<s>.summary.parquet  job_id, matrix, row, col, value: the summary matrices
-//!                                 of more than 64 values (their footer entry keeps the shape);
-//!                                 only if a chain has one
+//!   chains/shard-<s>.summary.parquet  job_id, matrix, rows, cols, values (list of f64): one
+//!                                 row per summary matrix of more than 64 values (their footer
+//!                                 entry keeps the shape); only if a chain has one (written
+//!                                 before: one row per value, job_id, matrix, row, col, value)
 //!   chains/<job>.trace.parquet, <job>.sample_stats.parquet  only in run directories written
 //!                                 before shards: one chain each, its summary in the trace's
 //!                                 footer (key `causeway.summary`) or, older still, in

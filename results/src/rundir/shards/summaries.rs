@@ -4,15 +4,19 @@
 //! likelihood, a few posterior means) are stored whole in the footer of its shard's trace file,
 //! which every reader of the shard parses. A larger one (a T × R matrix of responsibilities, an
 //! ELBO history, a matrix of edge probabilities) keeps only its name, shape and row and column
-//! names there; its values are rows of `shard-<s>.summary.parquet`: `job_id`, `matrix`, `row`,
-//! `col` (u32) and `value` (f64), the chains in plan order, each chain's matrices in its
-//! summary's order, each matrix row-major. The footer's entry of a chain gives its number of
-//! such rows (`summary_values`), so a chain's rows are found without reading the others.
+//! names there; its values are in `shard-<s>.summary.parquet`, one row per matrix: `job_id`,
+//! `matrix`, `rows`, `cols` (u32) and `values` (a list of f64, row-major), the chains in plan
+//! order, each chain's matrices in its summary's order. The footer's entry of a chain gives its
+//! number of such values (`summary_values`), so a chain's values are found without reading the
+//! others. Runs written before this layout have one row per value (`job_id`, `matrix`, `row`,
+//! `col`, `value`); they read the same.
 //!
 //! Why: as JSON text in the footers, the responsibilities of the CEP paper grid (thesis 003,
 //! VB) were 6.9 GB of its 6.7 GB of shards (JSON is longer than the values), parsed by every
 //! report that wanted one number a chain; as Parquet values they are read only by who asks for
-//! them.
+//! them. One row per matrix rather than per value: the long layout repeated the job id and the
+//! matrix name for every value, which made sealing the CEP grid's shards cost more coordinator
+//! CPU per chain than everything else it does (`cargo bench -p causeway-tests --bench cluster`).
 
 use std::path::Path;
 
@@ -40,58 +44,70 @@ pub(super) fn split(summary: Vec<Matrix>) -> (Box<RawValue>, Vec<Matrix>) {
 }
 
 /// The summary file's frame for `chains` (`(job id, its larger matrices)` in plan order), or
-/// `None` when none has any.
+/// `None` when none has any: one row per matrix, its values a list.
 pub(super) fn frame<'a>(
     path: &Path,
     chains: impl Iterator<Item = (&'a str, &'a [Matrix])> + Clone,
 ) -> Result<Option<DataFrame>, StoreError> {
-    let n: usize = chains
+    let (rows, n) = chains
         .clone()
         .flat_map(|(_, ms)| ms)
-        .map(|m| m.values.len())
-        .sum();
-    if n == 0 {
+        .fold((0, 0), |(r, n), m| (r + 1, n + m.values.len()));
+    if rows == 0 {
         return Ok(None);
     }
-    let mut job_id: Vec<&str> = Vec::with_capacity(n);
-    let mut matrix: Vec<&str> = Vec::with_capacity(n);
-    let mut row: Vec<u32> = Vec::with_capacity(n);
-    let mut col: Vec<u32> = Vec::with_capacity(n);
-    let mut value: Vec<f64> = Vec::with_capacity(n);
+    let mut job_id: Vec<&str> = Vec::with_capacity(rows);
+    let mut matrix: Vec<&str> = Vec::with_capacity(rows);
+    let mut nrows: Vec<u32> = Vec::with_capacity(rows);
+    let mut ncols: Vec<u32> = Vec::with_capacity(rows);
+    let mut values = ListPrimitiveChunkedBuilder::<Float64Type>::new(
+        "values".into(),
+        rows,
+        n,
+        DataType::Float64,
+    );
     for (id, ms) in chains {
         for m in ms {
-            let k = m.values.len();
-            job_id.extend(std::iter::repeat_n(id, k));
-            matrix.extend(std::iter::repeat_n(m.name.as_str(), k));
-            let cols = m.cols.max(1);
-            row.extend((0..k).map(|i| (i / cols) as u32));
-            col.extend((0..k).map(|i| (i % cols) as u32));
-            value.extend(&m.values);
+            job_id.push(id);
+            matrix.push(m.name.as_str());
+            nrows.push(u32::try_from(m.rows).unwrap_or(u32::MAX));
+            ncols.push(u32::try_from(m.cols).unwrap_or(u32::MAX));
+            values.append_slice(&m.values);
         }
     }
     let columns: Vec<Column> = vec![
         Series::new("job_id".into(), job_id).into(),
         Series::new("matrix".into(), matrix).into(),
-        Series::new("row".into(), row).into(),
-        Series::new("col".into(), col).into(),
-        Series::new("value".into(), value).into(),
+        Series::new("rows".into(), nrows).into(),
+        Series::new("cols".into(), ncols).into(),
+        values.finish().into_series().into(),
     ];
-    DataFrame::new(n, columns).map(Some).map_err(pl_err(path))
+    DataFrame::new(rows, columns)
+        .map(Some)
+        .map_err(pl_err(path))
 }
 
-/// The `value` column of a summary file, `expected` values long.
+/// The values of a summary file in order, `expected` long: its `values` lists end to end, or
+/// the `value` column of the long layout (one row per value) that earlier runs wrote.
 ///
 /// # Errors
-/// The file cannot be read, has no such column, or another length.
+/// The file cannot be read, has neither column, or holds another number of values.
 pub(super) fn read_values(path: &Path, expected: usize) -> Result<Vec<f64>, StoreError> {
     let df = read_parquet(path)?;
-    let values: Vec<f64> = df
-        .column("value")
-        .and_then(|c| c.f64().cloned())
-        .map_err(pl_err(path))?
-        .iter()
-        .map(|v| v.unwrap_or(f64::NAN))
-        .collect();
+    let flat = match df.column("values") {
+        Ok(lists) => lists
+            .list()
+            .map_err(pl_err(path))?
+            .get_inner()
+            .f64()
+            .map_err(pl_err(path))?
+            .clone(),
+        Err(_) => df
+            .column("value")
+            .and_then(|c| c.f64().cloned())
+            .map_err(pl_err(path))?,
+    };
+    let values: Vec<f64> = flat.iter().map(|v| v.unwrap_or(f64::NAN)).collect();
     if values.len() != expected {
         return Err(StoreError::Format {
             path: path.to_path_buf(),

@@ -308,7 +308,7 @@ fn a_footers_summary_reads_as_a_value_or_as_the_older_string() {
 }
 
 /// A summary matrix of more than `FOOTER_VALUES_MAX` values is stored in the shard's summary
-/// file, a long table (`job_id`, `matrix`, `row`, `col`, `value`), and its footer entry keeps
+/// file, one row per matrix (`job_id`, `matrix`, `rows`, `cols`, `values`), and its footer entry keeps
 /// only its shape. One small matrix reads without that file (the reports read a log marginal
 /// likelihood a chain); the digest tells a summary file damaged or gone.
 #[test]
@@ -330,16 +330,26 @@ fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
     let table = read_parquet(&rd.shard_summary_path(s)).expect("summary file");
     assert_eq!(
         names(&table),
-        vec!["job_id", "matrix", "row", "col", "value"]
+        vec!["job_id", "matrix", "rows", "cols", "values"]
     );
     assert_eq!(
         table.height(),
-        160,
-        "the even chains 300 and 302, 80 values each"
+        2,
+        "one row per matrix: the even chains 300 and 302, 80 values each"
     );
     let mut want = output(300, 2).summary[1].values.clone();
     want.extend(&output(302, 2).summary[1].values);
-    assert_eq!(column(&table, "value"), want);
+    assert_eq!(
+        summaries::read_values(&rd.shard_summary_path(s), 160).expect("values"),
+        want
+    );
+    let rows: Vec<Option<u32>> = table
+        .column("rows")
+        .and_then(|c| c.u32().cloned())
+        .expect("rows")
+        .iter()
+        .collect();
+    assert_eq!(rows, vec![Some(40), Some(40)]);
     let large = rd
         .read_summary_matrix("job300", "r_marginals")
         .expect("read");
@@ -367,4 +377,59 @@ fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
             .shard_defect(s, Some(&digest))
             .is_some_and(|why| why.contains("checksum"))
     );
+}
+
+/// A summary file in the long layout that runs wrote before the list layout (one row per value:
+/// `job_id`, `matrix`, `row`, `col`, `value`) reads to the same matrices; a file with neither
+/// column is an error, not an empty summary.
+#[test]
+fn a_summary_file_in_the_older_long_layout_still_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let n_jobs = 600;
+    rd.store_chains(n_jobs, chains(0..n_jobs, 2))
+        .expect("store");
+    let s = shard_of(300, n_jobs);
+    let path = rd.shard_summary_path(s);
+    let (a, b) = (output(300, 2).summary, output(302, 2).summary);
+    let mut value = a[1].values.clone();
+    value.extend(&b[1].values);
+    let n = value.len();
+    let ids: Vec<&str> = (0..n)
+        .map(|i| if i < 80 { "job300" } else { "job302" })
+        .collect();
+    let long = |value_name: &str| {
+        DataFrame::new(
+            n,
+            vec![
+                Series::new("job_id".into(), ids.clone()).into(),
+                Series::new("matrix".into(), vec!["r_marginals"; n]).into(),
+                Series::new(
+                    "row".into(),
+                    (0..n as u32).map(|i| i % 80 / 2).collect::<Vec<_>>(),
+                )
+                .into(),
+                Series::new(
+                    "col".into(),
+                    (0..n as u32).map(|i| i % 2).collect::<Vec<_>>(),
+                )
+                .into(),
+                Series::new(value_name.into(), value.clone()).into(),
+            ],
+        )
+        .expect("frame")
+    };
+    write_parquet_with(&path, &mut long("value"), Vec::new()).expect("write");
+    let fresh = RunDir::open(dir.path());
+    assert_eq!(
+        fresh
+            .read_summary_matrix("job302", "r_marginals")
+            .expect("read"),
+        b.get(1).cloned()
+    );
+    assert_eq!(fresh.read_summary("job300").expect("read"), a);
+
+    write_parquet_with(&path, &mut long("renamed"), Vec::new()).expect("write");
+    let fresh = RunDir::open(dir.path());
+    assert!(fresh.read_summary_matrix("job302", "r_marginals").is_err());
 }
