@@ -1,5 +1,6 @@
 //! Algorithm 2 (§4.1, eq 13): one Gibbs sweep over the edge indicators z_j of the candidate
-//! parents, γ_j integrated out, given t_j; and the cache of contingency tables by parent set.
+//! parents, γ_j integrated out, given t_j; the optional block update that follows it
+//! (`block_size`, not in the paper); and the cache of contingency tables by parent set.
 
 use std::collections::HashMap;
 
