@@ -66,7 +66,8 @@ struct RunArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     max_attempts: u32,
     /// Seconds a running chain's stream may stay silent before the chain is taken back and
-    /// run elsewhere (workers send a heartbeat every second).
+    /// run elsewhere (workers send a heartbeat every second); time the coordinator itself was
+    /// not scheduled (a niced run on a loaded machine) does not count.
     #[arg(long, default_value_t = 10.0)]
     lease_timeout: f64,
     /// Serve the Coordinator service on ADDR (e.g. 0.0.0.0:7000) so that workers can join

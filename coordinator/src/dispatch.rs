@@ -7,8 +7,8 @@
 //! `RunChain` under a lease, and forwards the result. The chain is reported started once the
 //! worker has accepted it (answered the RPC, holding a slot), not when it is sent. Failures:
 //!
-//! - the RPC fails, or its stream is silent for `lease_timeout` (worker killed, host hung,
-//!   network cut): the RPC is dropped (which cancels the chain on a live worker), the job is
+//! - the RPC fails, or its stream is silent for `lease_timeout` of the coordinator's own running
+//!   time (`lease`; worker killed, host hung, network cut): the RPC is dropped (which cancels the chain on a live worker), the job is
 //!   requeued with one more attempt, and that task stops, so the retry lands elsewhere;
 //! - the worker is draining (`UNAVAILABLE: draining`): requeued without counting an attempt;
 //! - the model failed (`ok = false`): requeued with one more attempt.
@@ -44,7 +44,10 @@ use tokio::task::JoinSet;
 use crate::store::Event;
 
 mod batch;
+mod lease;
 mod rows;
+
+use self::lease::within_lease;
 
 /// A connected worker.
 #[derive(Clone, Debug)]
@@ -580,7 +583,7 @@ async fn read_to_end(
     stream: &mut tonic::Streaming<causeway_proto::v1::ChainEvent>,
     lease: Duration,
 ) {
-    let _ = tokio::time::timeout(lease, async {
+    let _ = within_lease(lease, async {
         while let Ok(Some(_)) = stream.message().await {}
     })
     .await;
@@ -649,7 +652,7 @@ where
     // Whether the caller has `held` (it gave it, or it was handed on).
     let mut handed = true;
     let mut last_handoff: Option<std::time::Instant> = None;
-    let mut stream = tokio::time::timeout(lease, client.run_chain(job))
+    let mut stream = within_lease(lease, client.run_chain(job))
         .await
         .map_err(|_| lost())?
         .map_err(rpc_error)?
@@ -657,7 +660,7 @@ where
     // The worker answered: it holds a slot for this chain.
     let _ = on_started.await;
     loop {
-        match tokio::time::timeout(lease, stream.message()).await {
+        match within_lease(lease, stream.message()).await {
             Err(_) => return Err(lost()),
             Ok(Ok(Some(ev))) => match ev.event {
                 Some(chain_event::Event::Result(mut r)) => {

@@ -21,6 +21,7 @@ use causeway_proto::PROTOCOL_VERSION;
 use causeway_proto::v1::{JobBatch, ObservedSet, chain_event};
 use tokio::sync::mpsc;
 
+use super::lease::within_lease;
 use super::{
     Outcome, RpcError, Shared, WireJob, WorkerHandle, lease_lost, read_to_end, rpc_error, settle,
     vet,
@@ -139,7 +140,7 @@ pub(super) async fn run(
         jobs: wire,
         observed_sets: sets,
     };
-    let mut stream = match tokio::time::timeout(lease, w.client.run_batch(batch)).await {
+    let mut stream = match within_lease(lease, w.client.run_batch(batch)).await {
         Err(_) => return fail_rest(w, shared, out, &jobs, lease_lost(lease)).await,
         Ok(Err(s)) => return fail_rest(w, shared, out, &jobs, rpc_error(s)).await,
         Ok(Ok(r)) => r.into_inner(),
@@ -161,7 +162,7 @@ pub(super) async fn run(
             read_to_end(&mut stream, lease).await;
             return keep;
         }
-        match tokio::time::timeout(lease, stream.message()).await {
+        match within_lease(lease, stream.message()).await {
             Err(_) => break lease_lost(lease),
             Ok(Ok(Some(ev))) => {
                 let Some(chain_event::Event::Result(r)) = ev.event else {

@@ -307,18 +307,24 @@ fn a_footers_summary_reads_as_a_value_or_as_the_older_string() {
     }
 }
 
+/// A run directory of 600 chains stored, and the shard of chain 300 (whose even chains have a
+/// larger summary matrix).
+fn six_hundred_chains() -> (tempfile::TempDir, RunDir, usize) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let n_jobs = 600;
+    rd.store_chains(n_jobs, chains(0..n_jobs, 2))
+        .expect("store");
+    (dir, rd, shard_of(300, n_jobs))
+}
+
 /// A summary matrix of more than `FOOTER_VALUES_MAX` values is stored in the shard's summary
 /// file, one row per matrix (`job_id`, `matrix`, `rows`, `cols`, `values`), and its footer entry keeps
 /// only its shape. One small matrix reads without that file (the reports read a log marginal
 /// likelihood a chain); the digest tells a summary file damaged or gone.
 #[test]
 fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let rd = RunDir::create(dir.path()).expect("run dir");
-    let n_jobs = 600;
-    rd.store_chains(n_jobs, chains(0..n_jobs, 2))
-        .expect("store");
-    let s = shard_of(300, n_jobs);
+    let (dir, rd, s) = six_hundred_chains();
     let footer = crate::rundir::footer_value(&rd.shard_trace_path(s), CHAINS_KEY)
         .expect("footer")
         .expect("chains key");
@@ -384,12 +390,7 @@ fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
 /// column is an error, not an empty summary.
 #[test]
 fn a_summary_file_in_the_older_long_layout_still_reads() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let rd = RunDir::create(dir.path()).expect("run dir");
-    let n_jobs = 600;
-    rd.store_chains(n_jobs, chains(0..n_jobs, 2))
-        .expect("store");
-    let s = shard_of(300, n_jobs);
+    let (dir, rd, s) = six_hundred_chains();
     let path = rd.shard_summary_path(s);
     let (a, b) = (output(300, 2).summary, output(302, 2).summary);
     let mut value = a[1].values.clone();
