@@ -10,6 +10,7 @@ use super::Defect;
 use super::parent_sets::categorical;
 use crate::hidden2025::datasets::{DiscreteData, ParentTable};
 use crate::hidden2025::equations::{edge_log_weights, log_edge_prior, log_marginal_likelihood};
+use crate::hidden2025::params::Resolved;
 use crate::math::log_add_exp;
 use crate::seed::ChainRng;
 
@@ -94,25 +95,25 @@ pub(crate) fn edge_sweep(
     mask
 }
 
-/// A Gibbs update of `size` edge indicators at once, given t and the others: the block is drawn
+/// A Gibbs update of `cfg.block_size` edge indicators at once, given t and the others: the block is drawn
 /// uniformly among the candidates (without replacement), and its 2^size settings are drawn from
-/// their exact conditional, ∝ B(c + #ones, d + #zeros) f(n_j | Pa, t) (eq 13's prior with γ_j
+/// their exact conditional, ∝ B(c + #ones, d + #zeros) (`cfg.c`, `cfg.d`) f(n_j | Pa, t) (eq 13's prior with γ_j
 /// integrated out, and eq 7). Not in the paper: Algorithm 2 changes one indicator at a time, and
 /// where a set of parents is only better than another as a whole (on METABRIC for CHT,
-/// {AAD, HTH, TBS} against INC) its chains stay in whichever mode they start in. `size` is
+/// {AAD, HTH, TBS} against INC) its chains stay in whichever mode they start in. The size is
 /// capped at the number of candidates; 0 or 1 leaves the mask as it is.
 pub(crate) fn edge_block(
     cache: &mut TableCache,
     data: &DiscreteData,
     mask: u64,
     t: &[f64],
-    (c, d): (f64, f64),
-    size: usize,
+    cfg: &Resolved,
     rng: &mut ChainRng,
     defect: Option<Defect>,
 ) -> u64 {
+    let (c, d) = (cfg.c, cfg.d);
     let m = cache.pool.len();
-    let size = size.min(m);
+    let size = cfg.block_size.min(m);
     if size < 2 {
         return mask;
     }

@@ -456,8 +456,7 @@ impl HiddenSampler {
                 &self.data,
                 self.mask,
                 &self.node.t,
-                (self.cfg.c, self.cfg.d),
-                self.cfg.block_size,
+                &self.cfg,
                 rng,
                 self.defect,
             );
