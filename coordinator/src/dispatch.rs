@@ -8,8 +8,9 @@
 //! worker has accepted it (answered the RPC, holding a slot), not when it is sent. Failures:
 //!
 //! - the RPC fails, or its stream is silent for `lease_timeout` of the coordinator's own running
-//!   time (`lease`; worker killed, host hung, network cut): the RPC is dropped (which cancels the chain on a live worker), the job is
-//!   requeued with one more attempt, and that task stops, so the retry lands elsewhere;
+//!   time (`lease`; worker killed, host hung, network cut): the RPC is dropped (which cancels
+//!   the chain on a live worker), the job is requeued with one more attempt, and that task
+//!   stops, so the retry lands elsewhere;
 //! - the worker is draining (`UNAVAILABLE: draining`): requeued without counting an attempt;
 //! - the model failed (`ok = false`): requeued with one more attempt.
 //!

@@ -80,6 +80,7 @@ mod tests {
         let got = within_lease(lease, std::future::pending::<()>()).await;
         let took = start.elapsed();
         assert_eq!(got, Err(Silent));
-        assert!(took >= lease && took < 5 * lease, "{took:?}");
+        // Ten ticks of 10 ms: generous above, for a loaded machine.
+        assert!(took >= lease && took < 20 * lease, "{took:?}");
     }
 }
