@@ -77,11 +77,12 @@ def kde_sample(train, m, rng):
     return out, h
 
 
-def kl(test, q, train):
-    out = subprocess.run(
-        [CAUSEWAY, "kl", write("test.csv", test), write("q.csv", q), "--standardize-by",
-         write("train.csv", train)],
-        capture_output=True, text=True, check=True)
+def kl(test, q, train, k=1, standardize=True):
+    """`causeway kl`: D̂(test || q), k-th neighbour, standardized by `train` unless not asked."""
+    args = [CAUSEWAY, "kl", write("test.csv", test), write("q.csv", q), "--k", str(k)]
+    if standardize:
+        args += ["--standardize-by", write("train.csv", train)]
+    out = subprocess.run(args, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)["kl"]
 
 
@@ -113,22 +114,14 @@ def main():
 def settings(train, test, rng):
     """D̂(test || KDE) (10 draws, m = n_test) and D̂(test || train) for each k and space."""
     qs = [kde_sample(train, len(test), rng)[0] for _ in range(10)]
-
-    def est(q, k, std):
-        args = [CAUSEWAY, "kl", write("p.csv", test), write("q.csv", q), "--k", str(k)]
-        if std:
-            args += ["--standardize-by", write("t.csv", train)]
-        out = subprocess.run(args, capture_output=True, text=True, check=True)
-        return json.loads(out.stdout)["kl"]
-
     print()
     print("| space | k | D̂(test ‖ KDE), mean of 10 | D̂(test ‖ train) |")
     print("|---|---|---|---|")
     for std in (False, True):
         for k in (1, 3, 5, 10):
-            v = sum(est(q, k, std) for q in qs) / len(qs)
+            v = sum(kl(test, q, train, k, std) for q in qs) / len(qs)
             space = "standardized" if std else "raw"
-            print(f"| {space} | {k} | {v:.3f} | {est(train, k, std):.3f} |")
+            print(f"| {space} | {k} | {v:.3f} | {kl(test, train, train, k, std):.3f} |")
 
 
 def splits(x, rng, n=30, paper_kde=0.305):

@@ -255,48 +255,54 @@ fn edge_sweep_gof(
     gof(&exact, &counts, 5)
 }
 
-#[test]
-fn edge_sweep_leaves_exact_distribution_invariant() {
-    let g = edge_sweep_gof(None, 0, 20_000);
+/// The kernel (`edge_sweep_gof`'s update) keeps the exact distribution: χ² and TV within
+/// their null ranges.
+fn assert_invariant(what: &str, g: causeway_papers::testing::Gof) {
     eprintln!(
-        "Algorithm 2 sweep: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
+        "{what}: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
         g.chi2, g.df, g.p_value, g.tv, g.tv_null_q999
     );
     assert!(g.df >= 8, "too few cells: {g:?}");
     assert!(g.p_value > 1e-4, "{g:?}");
     assert!(g.tv < g.tv_null_q999, "{g:?}");
+}
+
+/// A deliberately broken kernel is told apart from the exact distribution.
+fn assert_broken(what: &str, g: causeway_papers::testing::Gof) {
+    eprintln!(
+        "{what}: chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
+        g.chi2, g.p_value, g.tv
+    );
+    assert!(g.p_value < 1e-9, "the broken kernel passed: {g:?}");
+}
+
+#[test]
+fn edge_sweep_leaves_exact_distribution_invariant() {
+    assert_invariant("Algorithm 2 sweep", edge_sweep_gof(None, 0, 20_000));
 }
 
 #[test]
 fn edge_sweep_without_prior_factor_fails() {
-    let g = edge_sweep_gof(Some(Defect::NoEdgePriorFactor), 0, 20_000);
-    eprintln!(
-        "Algorithm 2 without (c + #ones)/(d + #zeros): chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
-        g.chi2, g.p_value, g.tv
+    assert_broken(
+        "Algorithm 2 without (c + #ones)/(d + #zeros)",
+        edge_sweep_gof(Some(Defect::NoEdgePriorFactor), 0, 20_000),
     );
-    assert!(g.p_value < 1e-9, "the broken kernel passed: {g:?}");
 }
 
 #[test]
 fn edge_block_leaves_exact_distribution_invariant() {
-    let g = edge_sweep_gof(None, 3, 20_000);
-    eprintln!(
-        "Algorithm 2 sweep + a block of 3: chi2 = {:.2}, df = {}, p = {:.4}, TV = {:.4} (null q999 {:.4})",
-        g.chi2, g.df, g.p_value, g.tv, g.tv_null_q999
+    assert_invariant(
+        "Algorithm 2 sweep + a block of 3",
+        edge_sweep_gof(None, 3, 20_000),
     );
-    assert!(g.df >= 8, "too few cells: {g:?}");
-    assert!(g.p_value > 1e-4, "{g:?}");
-    assert!(g.tv < g.tv_null_q999, "{g:?}");
 }
 
 #[test]
 fn edge_block_without_edge_prior_fails() {
-    let g = edge_sweep_gof(Some(Defect::BlockWithoutEdgePrior), 3, 20_000);
-    eprintln!(
-        "block without the edge prior: chi2 = {:.2}, p = {:.3e}, TV = {:.4}",
-        g.chi2, g.p_value, g.tv
+    assert_broken(
+        "block without the edge prior",
+        edge_sweep_gof(Some(Defect::BlockWithoutEdgePrior), 3, 20_000),
     );
-    assert!(g.p_value < 1e-9, "the broken kernel passed: {g:?}");
 }
 
 /// Batch-means z-scores of Algorithm 1 (or 1 + 2) against the exact method, for t_j, eq 6 at
