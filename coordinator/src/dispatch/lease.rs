@@ -11,7 +11,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use tokio::time::{MissedTickBehavior, interval};
+use tokio::time::{Instant, MissedTickBehavior, interval_at};
 
 /// Ticks in one lease.
 const LEASE_TICKS: u32 = 10;
@@ -23,9 +23,12 @@ pub(super) struct Silent;
 /// `fut`'s output, or [`Silent`] once `lease` of running time has passed without it (a stall of
 /// the coordinator's own counts as `lease / 10` at most).
 pub(super) async fn within_lease<F: Future>(lease: Duration, fut: F) -> Result<F::Output, Silent> {
-    let mut ticks = interval((lease / LEASE_TICKS).max(Duration::from_millis(1)));
+    let period = (lease / LEASE_TICKS).max(Duration::from_millis(1));
+    // The first tick one period from now: awaiting an interval's immediate first tick waits for
+    // the timer's next turn (up to 1 ms), which a stream of sub-millisecond results pays on
+    // every message.
+    let mut ticks = interval_at(Instant::now() + period, period);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    ticks.tick().await; // the first tick completes at once
     tokio::pin!(fut);
     let mut passed = 0;
     loop {
@@ -70,6 +73,24 @@ mod tests {
                 assert_eq!(got.map(|r| r.ok()), Ok(Some(7)));
             }
         }
+    }
+
+    /// A future that is ready is returned on the first poll, without waiting for the timer.
+    /// Awaiting the interval's immediate first tick before polling it (the negative control)
+    /// is still pending then.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_ready_answer_does_not_wait_for_the_timer() {
+        use std::task::{Context, Poll, Waker};
+        let mut cx = Context::from_waker(Waker::noop());
+        let lease = Duration::from_secs(60);
+        let mut now = std::pin::pin!(within_lease(lease, std::future::ready(7)));
+        assert_eq!(now.as_mut().poll(&mut cx), Poll::Ready(Ok(7)));
+        let mut first_tick = std::pin::pin!(async {
+            let mut ticks = tokio::time::interval(lease / LEASE_TICKS);
+            ticks.tick().await;
+            within_lease(lease, std::future::ready(7)).await
+        });
+        assert!(first_tick.as_mut().poll(&mut cx).is_pending());
     }
 
     /// A worker silent while the coordinator runs is lost after the lease, not much later.
