@@ -477,9 +477,9 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     if interrupted {
         table.release_running()?;
     }
-    let statuses = table.statuses()?;
+    // A convergence-driven run's chains not yet called for are pending, not failed.
+    let failed = export_job_table(&rd, &table, round.as_deref())?;
     drop(table);
-    write_jobs_csv(&rd, &statuses)?;
     if let Some((svc, server_stop)) = coordinator {
         if !interrupted {
             svc.finish();
@@ -490,16 +490,6 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     for s in stops {
         let _ = s.send(());
     }
-    // A convergence-driven run's chains not yet called for are pending, not failed.
-    let mut failed: Vec<JobStatus> = statuses
-        .into_iter()
-        .enumerate()
-        .filter(|(i, s)| s.state != JobState::Done && round.as_ref().is_none_or(|r| r.active(*i)))
-        .map(|(_, s)| s)
-        .collect();
-    // Collected in place, `failed` keeps the buffer of every job's status (10⁶ jobs: tens of
-    // MB) through the report.
-    failed.shrink_to_fit();
     if opts.report
         && !interrupted
         && let Err(e) = causeway_results::report::build(&rd)
@@ -706,27 +696,26 @@ async fn connect_workers(opts: &RunOptions, n_pending: usize) -> anyhow::Result<
 }
 
 /// `jobs.csv`: the job table as it ends.
-fn write_jobs_csv(rd: &RunDir, statuses: &[JobStatus]) -> anyhow::Result<()> {
-    rd.write_job_table(
-        &statuses
-            .iter()
-            .map(|s| s.job_id.as_str())
-            .collect::<Vec<_>>(),
-        &statuses
-            .iter()
-            .map(|s| s.state.as_str())
-            .collect::<Vec<_>>(),
-        &statuses.iter().map(|s| s.attempts).collect::<Vec<_>>(),
-        &statuses
-            .iter()
-            .map(|s| s.worker.as_str())
-            .collect::<Vec<_>>(),
-        &statuses
-            .iter()
-            .map(|s| s.error.as_str())
-            .collect::<Vec<_>>(),
-    )?;
-    Ok(())
+/// Write `jobs.csv` from the job table, one row at a time, and return the chains that did not
+/// finish (in a convergence-driven run, of those this round called for).
+fn export_job_table(
+    rd: &RunDir,
+    table: &JobStore,
+    round: Option<&Round>,
+) -> anyhow::Result<Vec<JobStatus>> {
+    let mut csv = rd.job_table_csv()?;
+    let mut failed = Vec::new();
+    let mut i = 0;
+    table.each_status(|s| {
+        csv.row(&s.job_id, s.state.as_str(), s.attempts, &s.worker, &s.error)?;
+        if s.state != JobState::Done && round.is_none_or(|r| r.active(i)) {
+            failed.push(s);
+        }
+        i += 1;
+        anyhow::Ok(())
+    })?;
+    csv.finish()?;
+    Ok(failed)
 }
 
 /// The stored checkpoints of the `pending` chains, decoded. One that cannot be decoded or

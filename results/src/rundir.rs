@@ -350,26 +350,58 @@ impl RunDir {
         })
     }
 
-    /// Write `jobs.csv`, the coordinator's job table exported: one row per chain, the five
-    /// columns given as equal-length slices.
-    pub fn write_job_table(
-        &self,
-        job_id: &[&str],
-        state: &[&str],
-        attempts: &[u32],
-        worker: &[&str],
-        error: &[&str],
-    ) -> Result<(), StoreError> {
+    /// Start writing `jobs.csv`, the coordinator's job table exported: one row per chain, added
+    /// with [`JobTableCsv::row`] as they are read, so that the table is never held in memory
+    /// (10⁶ chains: ≈ 100 MB as columns). The file appears, atomically, at
+    /// [`JobTableCsv::finish`].
+    pub fn job_table_csv(&self) -> Result<JobTableCsv, StoreError> {
         let path = self.root.join("jobs.csv");
-        let mut df = df!(
-            "job_id" => job_id,
-            "state" => state,
-            "attempts" => attempts,
-            "worker" => worker,
-            "error" => error,
-        )
-        .map_err(pl_err(&path))?;
-        write_csv(&path, &mut df)
+        let tmp = path.with_extension("csv.tmp");
+        let file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut out = csv::Writer::from_writer(std::io::BufWriter::new(file));
+        out.write_record(["job_id", "state", "attempts", "worker", "error"])
+            .map_err(csv_err(&tmp))?;
+        Ok(JobTableCsv { path, tmp, out })
+    }
+}
+
+/// `jobs.csv` being written (see [`RunDir::job_table_csv`]): columns job_id, state, attempts,
+/// worker, error.
+pub struct JobTableCsv {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: csv::Writer<std::io::BufWriter<fs::File>>,
+}
+
+impl JobTableCsv {
+    /// Add one chain's row.
+    pub fn row(
+        &mut self,
+        job_id: &str,
+        state: &str,
+        attempts: u32,
+        worker: &str,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        let attempts = attempts.to_string();
+        self.out
+            .write_record([job_id, state, &attempts, worker, error])
+            .map_err(csv_err(&self.tmp))
+    }
+
+    /// Flush the rows and put the file in place.
+    pub fn finish(self) -> Result<(), StoreError> {
+        let JobTableCsv { path, tmp, mut out } = self;
+        out.flush().map_err(io_err(&tmp))?;
+        drop(out);
+        fs::rename(&tmp, &path).map_err(io_err(&path))
+    }
+}
+
+fn csv_err(path: &Path) -> impl FnOnce(csv::Error) -> StoreError + '_ {
+    move |e| StoreError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
     }
 }
 

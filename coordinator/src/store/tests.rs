@@ -63,7 +63,13 @@ fn events_are_committed_and_idempotent() {
     // files vanished.
     let todo = store.reconcile(|i| i == 2).expect("reconcile");
     assert_eq!(todo, vec![0, 1, 3]);
-    let st = store.statuses().expect("statuses");
+    let mut st = Vec::new();
+    store
+        .each_status(|s| {
+            st.push(s);
+            Ok::<_, JobTableError>(())
+        })
+        .expect("statuses");
     assert_eq!(st[2].state, JobState::Done);
     assert_eq!(st[0].state, JobState::Pending);
     assert_eq!(st[1].state, JobState::Pending);
