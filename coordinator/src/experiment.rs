@@ -366,7 +366,7 @@ pub fn plan_from_str(
             report,
             reported,
             cells,
-            jobs,
+            jobs: std::sync::Arc::new(jobs),
             until: None,
         },
     })

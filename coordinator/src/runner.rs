@@ -392,7 +392,7 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     let rd = RunDir::create(&opts.out)?;
     // One run per directory at a time; the lock is released when this process ends, however.
     let _lock = lock_run_dir(&opts.out)?;
-    let jobs = Arc::new(plan.manifest.jobs.clone());
+    let jobs = plan.manifest.jobs.clone();
     // What the directory holds is established before anything is written or adopted: the job
     // table records the run identity, so a lost manifest.json cannot let another experiment
     // adopt these chains.

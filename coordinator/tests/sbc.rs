@@ -73,7 +73,7 @@ fn sbc_simulations_keep_their_seeds_when_more_are_added() {
     assert_eq!(quick.replicates, 12);
     assert_eq!(paper.replicates, 20);
     assert_eq!(quick.manifest.cells[0].params["sbc"]["thin"], 4);
-    for (a, b) in quick.manifest.jobs.iter().zip(&paper.manifest.jobs) {
+    for (a, b) in quick.manifest.jobs.iter().zip(paper.manifest.jobs.iter()) {
         assert_eq!(a.seed, b.seed);
         assert_eq!(a.replicate, b.replicate);
     }

@@ -49,7 +49,7 @@ impl Plan {
     /// refuses to resume under another chain seed.
     pub fn with_chain_seed(mut self, chain_seed: u64) -> Plan {
         self.manifest.chain_seed = (chain_seed != self.manifest.base_seed).then_some(chain_seed);
-        for j in &mut self.manifest.jobs {
+        for j in std::sync::Arc::make_mut(&mut self.manifest.jobs) {
             j.seed.base_seed = chain_seed;
         }
         self

@@ -17,7 +17,7 @@ fn manifest(code_version: &str, code_versions: &[&str]) -> Manifest {
         report: vec![],
         reported: serde_json::Value::Null,
         cells: vec![],
-        jobs: vec![],
+        jobs: Default::default(),
         until: None,
     }
 }

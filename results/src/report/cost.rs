@@ -54,7 +54,7 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     // Stored chains without a timing (their coordinator was killed between their files and
     // their row): counted, not timed.
     let mut untimed = 0usize;
-    for j in &m.jobs {
+    for j in m.jobs.iter() {
         if !rd.chain_done(&j.job_id) {
             continue;
         }

@@ -20,7 +20,7 @@ impl RunDir {
     pub fn missing_chains(&self, m: &Manifest) -> Vec<MissingChains> {
         let stored = self.stored_traces();
         let mut counts = vec![(0u64, 0u64); m.cells.len()];
-        for j in &m.jobs {
+        for j in m.jobs.iter() {
             let planned = match &m.until {
                 Some(u) => u
                     .group(j.cell, j.replicate)

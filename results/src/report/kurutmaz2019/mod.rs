@@ -151,7 +151,7 @@ fn cell_scalars(
     name: &str,
 ) -> Result<HashMap<usize, Vec<f64>>, ReportError> {
     let mut out: HashMap<usize, Vec<f64>> = HashMap::new();
-    for j in &m.jobs {
+    for j in m.jobs.iter() {
         if !rd.chain_done(&j.job_id) {
             continue;
         }
