@@ -16,17 +16,7 @@ mkdir -p "$OUT"
 res=$OUT/batches.csv
 echo "bin,yaml,profile,workers,rep,wall_s,user_s,sys_s,rc,chains,sampling_s" > "$res"
 load=$OUT/near_empty_100k.yaml
-cat > "$load" <<'YAML'
-name: near_empty_100k
-model: wood2006
-seed: 1
-chains: 100000
-replicates: 1
-run: {iterations: 1}
-params: {sampler: gibbs, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}
-dataset: {kind: ibp_synthetic, n_observed: 2, n_trials: 2, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 1}
-profiles: {quick: {}, paper: {}}
-YAML
+bash "$(dirname "$0")/near_empty_yaml.sh" near_empty_100k 100000 > "$load"
 TIMEFORMAT='%R %U %S'
 run() {
   local name=$1 bin=$2 yaml=$3 prof=$4 w=$5 rep=$6

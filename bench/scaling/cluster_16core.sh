@@ -38,17 +38,7 @@ for w in 4 8 4 8; do
     CLUSTER_WORKERS=$w "$CLUSTER_BENCH" --bench 2>&1 | grep '^cluster' | tee -a "$rows"
 done
 
-cat > "$OUT/near_empty.yaml" <<EOF
-name: near_empty_million
-model: wood2006
-seed: 1
-chains: 1000000
-replicates: 1
-run: {iterations: 1}
-params: {sampler: gibbs, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}
-dataset: {kind: ibp_synthetic, n_observed: 2, n_trials: 2, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 1}
-profiles: {quick: {}, paper: {}}
-EOF
+bash "$(dirname "$0")/near_empty_yaml.sh" near_empty_million 1000000 > "$OUT/near_empty.yaml"
 for w in 16 2; do
     rm -rf "$OUT/ne$w"
     echo "10^6 near-empty chains, --local-workers $w: $(measure "$CAUSEWAY" run "$OUT/near_empty.yaml" \

@@ -13,17 +13,7 @@ OUT=${OUT:-remote-out}
 CHAINS=${1:-1000000}
 N=${2:-2}
 rm -rf "$OUT" && mkdir -p "$OUT"
-cat > "$OUT/near_empty.yaml" <<EOF
-name: near_empty_remote
-model: wood2006
-seed: 1
-chains: $CHAINS
-replicates: 1
-run: {iterations: 1}
-params: {sampler: gibbs, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, init: empty}
-dataset: {kind: ibp_synthetic, n_observed: 2, n_trials: 2, alpha: 1.0, lambda: 0.9, epsilon: 0.01, p: 0.1, k_plus: 1}
-profiles: {quick: {}, paper: {}}
-EOF
+bash "$(dirname "$0")/near_empty_yaml.sh" near_empty_remote "$CHAINS" > "$OUT/near_empty.yaml"
 /usr/bin/time -v "$CAUSEWAY" run "$OUT/near_empty.yaml" --listen 127.0.0.1:0 --out "$OUT/run" \
     > "$OUT/coordinator.out" 2> "$OUT/coordinator.err" &
 coord=$!
