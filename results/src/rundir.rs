@@ -422,6 +422,36 @@ pub fn find<'a>(ms: &'a [Matrix], name: &str) -> Option<&'a Matrix> {
 mod tests {
     use super::*;
 
+    /// `jobs.csv` appears only once finished (a killed run leaves the older file, not half a
+    /// table), and an error text with a comma, a quote and a line break stays one field.
+    #[test]
+    fn the_job_table_csv_appears_whole_and_quotes_its_fields() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rd = RunDir::create(dir.path()).expect("run dir");
+        let path = dir.path().join("jobs.csv");
+        let mut csv = rd.job_table_csv().expect("open");
+        csv.row("cell0-rep0-chain0", "done", 1, "local-0", "")
+            .expect("row");
+        csv.row(
+            "cell0-rep0-chain1",
+            "failed",
+            3,
+            "w,1",
+            "bad \"x\",\nline 2",
+        )
+        .expect("row");
+        assert!(!path.exists(), "jobs.csv before finish");
+        csv.finish().expect("finish");
+        let df = polars::prelude::CsvReadOptions::default()
+            .try_into_reader_with_file_path(Some(path))
+            .and_then(|r| r.finish())
+            .expect("read jobs.csv");
+        assert_eq!(df.height(), 2);
+        let col = |name: &str| df.column(name).expect("column").str().expect("str").get(1);
+        assert_eq!(col("worker"), Some("w,1"));
+        assert_eq!(col("error"), Some("bad \"x\",\nline 2"));
+    }
+
     /// ENOSPC and EDQUOT (a cluster's inode or byte quota) stop a run; other I/O errors fail
     /// only the chain they hit.
     #[test]
