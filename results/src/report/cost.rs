@@ -49,17 +49,17 @@ pub fn least_wall_seconds(seconds: &[f64], cores: usize) -> f64 {
 pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     // (cell, seconds) of every stored chain; the timings in one read (10⁵ chains: one query,
     // not 10⁵ opens).
-    let timings = rd.read_timing_seconds()?;
+    let timings = rd.read_timing_seconds(&m.jobs)?;
     let mut chains: Vec<(usize, f64)> = Vec::new();
     // Stored chains without a timing (their coordinator was killed between their files and
     // their row): counted, not timed.
     let mut untimed = 0usize;
-    for j in m.jobs.iter() {
+    for (j, seconds) in m.jobs.iter().zip(timings) {
         if !rd.chain_done(&j.job_id) {
             continue;
         }
-        match timings.get(&j.job_id) {
-            Some(&seconds) => chains.push((j.cell, seconds)),
+        match seconds {
+            Some(seconds) => chains.push((j.cell, seconds)),
             None => untimed += 1,
         }
     }

@@ -14,7 +14,7 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::schema::DB_FILE;
-use super::{RunDir, StoreError, pl_err, read_parquet};
+use super::{JobRecord, RunDir, StoreError, pl_err, read_parquet};
 
 /// One chain's wall-clock timing: `elapsed_seconds[i]` seconds of sampling (on the worker's
 /// clock) when iteration `iterations[i]` was recorded; both of the trace's length.
@@ -130,53 +130,79 @@ impl RunDir {
     ///
     /// Errors: as [`RunDir::read_timing`].
     pub fn read_timings(&self) -> Result<HashMap<String, ChainTiming>, StoreError> {
-        self.timings_as(|t| t)
+        let mut out = HashMap::new();
+        self.each_timing(|id, t| {
+            out.entry(id.to_string()).or_insert(t);
+        })?;
+        Ok(out)
     }
 
-    /// Every stored chain's sampling seconds ([`ChainTiming::seconds`]), by job id: as
-    /// [`RunDir::read_timings`], without holding every chain's rows (a run of 10⁶ chains).
+    /// Every stored chain's sampling seconds ([`ChainTiming::seconds`]) by plan index (`jobs`,
+    /// the manifest's): `None` for a chain without a timing. As [`RunDir::read_timings`],
+    /// without holding every chain's rows or job id (10⁶ chains: 16 MB against ≈ 100 MB).
     ///
     /// Errors: as [`RunDir::read_timing`].
-    pub fn read_timing_seconds(&self) -> Result<HashMap<String, f64>, StoreError> {
-        self.timings_as(|t| t.seconds())
+    pub fn read_timing_seconds(&self, jobs: &[JobRecord]) -> Result<Vec<Option<f64>>, StoreError> {
+        let mut out = vec![None; jobs.len()];
+        // Job ids are looked up only for an older run directory's files and a table whose
+        // rows are not in plan order.
+        let mut index: Option<HashMap<&str, usize>> = None;
+        let mut next = 0;
+        self.each_timing(|id, t| {
+            let i = if jobs.get(next).is_some_and(|j| j.job_id == id) {
+                Some(next)
+            } else {
+                let ix = index.get_or_insert_with(|| {
+                    jobs.iter()
+                        .enumerate()
+                        .map(|(i, j)| (j.job_id.as_str(), i))
+                        .collect()
+                });
+                ix.get(id).copied()
+            };
+            if let Some(i) = i {
+                next = i + 1;
+                out[i].get_or_insert(t.seconds());
+            }
+        })?;
+        Ok(out)
     }
 
-    /// Every stored timing as `keep` makes of it, the job table's rows decoded as they are read.
-    fn timings_as<T>(
-        &self,
-        keep: impl Fn(ChainTiming) -> T,
-    ) -> Result<HashMap<String, T>, StoreError> {
+    /// Every stored timing handed to `f` with its job id: the job table's rows in plan order
+    /// (decoded as they are read; a timing is kept only for a job of the table), then an older run directory's `timing/` files (see
+    /// [`RunDir::read_timing`]); a chain may come twice, the table's first.
+    fn each_timing(&self, mut f: impl FnMut(&str, ChainTiming)) -> Result<(), StoreError> {
         let path = self.root.join(DB_FILE);
-        let mut out = HashMap::new();
         if let Some(conn) = self.job_table()? {
-            match conn.prepare("SELECT job_id, iterations, elapsed_seconds FROM timing") {
+            match conn.prepare(
+                // CROSS JOIN keeps `jobs` the outer loop: its rows in plan order, no sort.
+                "SELECT timing.job_id, timing.iterations, timing.elapsed_seconds FROM jobs \
+                 CROSS JOIN timing ON timing.job_id = jobs.job_id ORDER BY jobs.idx",
+            ) {
                 Ok(mut st) => {
                     let mut rows = st.query([]).map_err(|e| sqlite_err(&path, e))?;
                     while let Some(r) = rows.next().map_err(|e| sqlite_err(&path, e))? {
-                        let blob = |k: usize| {
-                            r.get_ref(k)
-                                .and_then(|v| v.as_blob().map_err(Into::into))
-                                .map_err(|e| sqlite_err(&path, e))
-                        };
-                        let id: String = r.get(0).map_err(|e| sqlite_err(&path, e))?;
-                        let t = decode(&path, &id, blob(1)?, blob(2)?)?;
-                        out.insert(id, keep(t));
+                        let value = |k: usize| r.get_ref(k).map_err(|e| sqlite_err(&path, e));
+                        let blob =
+                            |k: usize| value(k)?.as_blob().map_err(|e| sqlite_err(&path, e.into()));
+                        let id = value(0)?
+                            .as_str()
+                            .map_err(|e| sqlite_err(&path, e.into()))?;
+                        f(id, decode(&path, id, blob(1)?, blob(2)?)?);
                     }
                 }
                 Err(e) => no_table_is_no_row::<()>(&path, e)?,
             }
         }
         if let Ok(files) = std::fs::read_dir(self.root.join("timing")) {
-            for f in files.flatten() {
-                let name = f.file_name().to_string_lossy().into_owned();
-                if let Some(id) = name.strip_suffix(".parquet")
-                    && !out.contains_key(id)
-                {
-                    out.insert(id.to_string(), keep(ChainTiming::read_file(&f.path())?));
+            for file in files.flatten() {
+                let name = file.file_name().to_string_lossy().into_owned();
+                if let Some(id) = name.strip_suffix(".parquet") {
+                    f(id, ChainTiming::read_file(&file.path())?);
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -245,5 +271,19 @@ mod tests {
         let all = rd.read_timings().expect("read all");
         assert_eq!(all.len(), 1);
         assert_eq!(all.get("old").map(ChainTiming::seconds), Some(2.5));
+        let job = |id: &str| JobRecord {
+            job_id: id.into(),
+            cell: 0,
+            replicate: 0,
+            chain: 0,
+            seed: super::super::SeedRecord {
+                base_seed: 1,
+                cell: 0,
+                replicate: 0,
+                chain: 0,
+            },
+        };
+        let by_index = rd.read_timing_seconds(&[job("lost"), job("old")]);
+        assert_eq!(by_index.expect("by index"), vec![None, Some(2.5)]);
     }
 }
