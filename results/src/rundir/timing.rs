@@ -131,7 +131,7 @@ impl RunDir {
     /// Errors: as [`RunDir::read_timing`].
     pub fn read_timings(&self) -> Result<HashMap<String, ChainTiming>, StoreError> {
         let mut out = HashMap::new();
-        self.each_timing(|id, t| {
+        self.each_timing(|id, _, t| {
             out.entry(id.to_string()).or_insert(t);
         })?;
         Ok(out)
@@ -144,13 +144,17 @@ impl RunDir {
     /// Errors: as [`RunDir::read_timing`].
     pub fn read_timing_seconds(&self, jobs: &[JobRecord]) -> Result<Vec<Option<f64>>, StoreError> {
         let mut out = vec![None; jobs.len()];
-        // Job ids are looked up only for an older run directory's files and a table whose
-        // rows are not in plan order.
+        // The table's rows come in plan order: each is found by scanning on from the last.
+        // Job ids are mapped only for an older run directory's files.
         let mut index: Option<HashMap<&str, usize>> = None;
         let mut next = 0;
-        self.each_timing(|id, t| {
-            let i = if jobs.get(next).is_some_and(|j| j.job_id == id) {
-                Some(next)
+        self.each_timing(|id, in_table, t| {
+            let i = if in_table {
+                let found = jobs[next..].iter().position(|j| j.job_id == id);
+                found.map(|k| {
+                    next += k + 1;
+                    next - 1
+                })
             } else {
                 let ix = index.get_or_insert_with(|| {
                     jobs.iter()
@@ -161,17 +165,17 @@ impl RunDir {
                 ix.get(id).copied()
             };
             if let Some(i) = i {
-                next = i + 1;
                 out[i].get_or_insert(t.seconds());
             }
         })?;
         Ok(out)
     }
 
-    /// Every stored timing handed to `f` with its job id: the job table's rows in plan order
-    /// (decoded as they are read; a timing is kept only for a job of the table), then an older run directory's `timing/` files (see
-    /// [`RunDir::read_timing`]); a chain may come twice, the table's first.
-    fn each_timing(&self, mut f: impl FnMut(&str, ChainTiming)) -> Result<(), StoreError> {
+    /// Every stored timing handed to `f` with its job id and whether it is the job table's:
+    /// the table's rows in plan order (decoded as they are read; only those of a job in the
+    /// table), then an older run directory's `timing/` files (see [`RunDir::read_timing`]). A
+    /// chain may come twice, the table's first.
+    fn each_timing(&self, mut f: impl FnMut(&str, bool, ChainTiming)) -> Result<(), StoreError> {
         let path = self.root.join(DB_FILE);
         if let Some(conn) = self.job_table()? {
             match conn.prepare(
@@ -188,7 +192,7 @@ impl RunDir {
                         let id = value(0)?
                             .as_str()
                             .map_err(|e| sqlite_err(&path, e.into()))?;
-                        f(id, decode(&path, id, blob(1)?, blob(2)?)?);
+                        f(id, true, decode(&path, id, blob(1)?, blob(2)?)?);
                     }
                 }
                 Err(e) => no_table_is_no_row::<()>(&path, e)?,
@@ -198,7 +202,7 @@ impl RunDir {
             for file in files.flatten() {
                 let name = file.file_name().to_string_lossy().into_owned();
                 if let Some(id) = name.strip_suffix(".parquet") {
-                    f(id, ChainTiming::read_file(&file.path())?);
+                    f(id, false, ChainTiming::read_file(&file.path())?);
                 }
             }
         }
@@ -250,9 +254,10 @@ mod tests {
     }
 
     /// A run directory from before the job table held timings: its `timing/<job>.parquet`
-    /// files are read, one by one and all at once, and a chain without one has none.
+    /// files are read, one by one, all at once and by plan index, and a chain without one has
+    /// none; then a job table's rows are read by plan index too.
     #[test]
-    fn older_run_directories_timing_files_are_read() {
+    fn timings_are_read_from_older_files_and_the_table_by_plan_index() {
         let dir = tempfile::tempdir().expect("tempdir");
         let rd = RunDir::open(dir.path());
         let t = ChainTiming {
@@ -285,5 +290,28 @@ mod tests {
         };
         let by_index = rd.read_timing_seconds(&[job("lost"), job("old")]);
         assert_eq!(by_index.expect("by index"), vec![None, Some(2.5)]);
+
+        // The job table's rows, written out of plan order and with a gap, land at their
+        // chains' plan indices; the table's timing wins over a file's.
+        let conn = Connection::open(dir.path().join(DB_FILE)).expect("open");
+        conn.execute_batch(super::super::schema::JOBS_SCHEMA_SQL)
+            .expect("schema");
+        for (i, id) in [(0i64, "a"), (1, "old"), (2, "c")] {
+            conn.execute("INSERT INTO jobs (idx, job_id) VALUES (?1, ?2)", (i, id))
+                .expect("job row");
+        }
+        for (idx, secs) in [(2i64, 3.0), (1, 7.0)] {
+            let (its, secs) = ChainTiming {
+                iterations: vec![1],
+                elapsed_seconds: vec![secs],
+            }
+            .to_blobs();
+            conn.execute(super::super::schema::TIMING_INSERT_SQL, (idx, its, secs))
+                .expect("timing row");
+        }
+        drop(conn);
+        let jobs = [job("a"), job("old"), job("c")];
+        let by_index = rd.read_timing_seconds(&jobs).expect("by index");
+        assert_eq!(by_index, vec![None, Some(7.0), Some(3.0)]);
     }
 }
