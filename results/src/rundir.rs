@@ -60,9 +60,9 @@ pub use draws::{
     stored_rows, trace_rows,
 };
 pub use parquet::{
-    SUMMARY_KEY, footer_value, parquet_bytes, parquet_frame_defect, read_matrices, read_parquet,
-    summary_from_json, summary_to_json, write_atomic, write_csv, write_matrices, write_parquet,
-    write_parquet_with,
+    AtomicFile, SUMMARY_KEY, footer_value, parquet_bytes, parquet_frame_defect, read_matrices,
+    read_parquet, summary_from_json, summary_to_json, write_atomic, write_csv, write_matrices,
+    write_parquet, write_parquet_with,
 };
 pub use timing::ChainTiming;
 pub use until_record::{Criterion, GroupRecord, GroupState, RoundRecord, UntilRecord};
@@ -290,16 +290,12 @@ impl RunDir {
     pub fn write_manifest(&self, m: &Manifest) -> Result<(), StoreError> {
         let path = self.manifest_path();
         // Written as it is serialised: the text of 10⁶ chains is ≈ 270 MB.
-        let tmp = path.with_extension("json.tmp");
-        let file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut out = std::io::BufWriter::new(file);
+        let mut out = AtomicFile::create(&path)?;
         serde_json::to_writer_pretty(&mut out, m).map_err(|e| StoreError::Format {
-            path: tmp.clone(),
+            path: out.tmp_path().to_path_buf(),
             message: e.to_string(),
         })?;
-        std::io::Write::flush(&mut out).map_err(io_err(&tmp))?;
-        drop(out);
-        fs::rename(&tmp, &path).map_err(io_err(&path))
+        out.commit()
     }
 
     /// Read the manifest.
@@ -363,22 +359,20 @@ impl RunDir {
     /// (10⁶ chains: ≈ 100 MB as columns). The file appears, atomically, at
     /// [`JobTableCsv::finish`].
     pub fn job_table_csv(&self) -> Result<JobTableCsv, StoreError> {
-        let path = self.root.join("jobs.csv");
-        let tmp = path.with_extension("csv.tmp");
-        let file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut out = csv::Writer::from_writer(std::io::BufWriter::new(file));
+        let file = AtomicFile::create(&self.root.join("jobs.csv"))?;
+        let tmp = file.tmp_path().to_path_buf();
+        let mut out = csv::Writer::from_writer(file);
         out.write_record(["job_id", "state", "attempts", "worker", "error"])
             .map_err(csv_err(&tmp))?;
-        Ok(JobTableCsv { path, tmp, out })
+        Ok(JobTableCsv { tmp, out })
     }
 }
 
 /// `jobs.csv` being written (see [`RunDir::job_table_csv`]): columns job_id, state, attempts,
 /// worker, error.
 pub struct JobTableCsv {
-    path: PathBuf,
     tmp: PathBuf,
-    out: csv::Writer<std::io::BufWriter<fs::File>>,
+    out: csv::Writer<AtomicFile>,
 }
 
 impl JobTableCsv {
@@ -399,10 +393,14 @@ impl JobTableCsv {
 
     /// Flush the rows and put the file in place.
     pub fn finish(self) -> Result<(), StoreError> {
-        let JobTableCsv { path, tmp, mut out } = self;
-        out.flush().map_err(io_err(&tmp))?;
-        drop(out);
-        fs::rename(&tmp, &path).map_err(io_err(&path))
+        let tmp = self.tmp;
+        self.out
+            .into_inner()
+            .map_err(|e| StoreError::Io {
+                path: tmp,
+                source: e.into_error(),
+            })?
+            .commit()
     }
 }
 

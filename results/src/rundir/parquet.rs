@@ -53,15 +53,58 @@ pub fn parquet_frame_defect(path: &Path) -> Option<String> {
 /// never sees a half-written file. No fsync: the rename is atomic against a killed process,
 /// which is what resume needs; an fsync per file tripled the per-chain cost.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    {
-        let mut f = fs::File::create(&tmp).map_err(io_err(&tmp))?;
-        f.write_all(bytes).map_err(io_err(&tmp))?;
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(io_err(&f.tmp))?;
+    f.commit()
+}
+
+/// A file written as a stream under `<name>.<ext>.tmp` and renamed to its path by
+/// [`AtomicFile::commit`], as [`write_atomic`] does for bytes already in memory: for files too
+/// large to hold (the manifest and `jobs.csv` of 10⁶ chains). Dropped without `commit`, it
+/// leaves the path as it was.
+pub struct AtomicFile {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    out: std::io::BufWriter<fs::File>,
+}
+
+impl AtomicFile {
+    /// Start writing `path`'s replacement.
+    pub fn create(path: &Path) -> Result<AtomicFile, StoreError> {
+        let tmp = path.with_extension(format!(
+            "{}.tmp",
+            path.extension().and_then(|e| e.to_str()).unwrap_or("")
+        ));
+        let file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            out: std::io::BufWriter::new(file),
+        })
     }
-    fs::rename(&tmp, path).map_err(io_err(path))
+
+    /// The temporary file's path (for errors).
+    pub fn tmp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Flush what was written and put the file in place.
+    pub fn commit(mut self) -> Result<(), StoreError> {
+        self.out.flush().map_err(io_err(&self.tmp))?;
+        let AtomicFile { path, tmp, out } = self;
+        drop(out);
+        fs::rename(&tmp, &path).map_err(io_err(&path))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Frames with fewer values than this are stored uncompressed and in plain encoding: zstd's

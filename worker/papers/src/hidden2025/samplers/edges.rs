@@ -98,10 +98,10 @@ pub(crate) fn edge_sweep(
 /// A Gibbs update of `cfg.block_size` edge indicators at once, given t and the others: the block
 /// is drawn uniformly among the candidates (without replacement), and its 2^size settings are
 /// drawn from their exact conditional, ∝ B(c + #ones, d + #zeros) f(n_j | Pa, t) (eq 13's prior
-/// with γ_j integrated out, c and d from `cfg`, and eq 7). Not in the paper: Algorithm 2 changes one indicator at a time, and
-/// where a set of parents is only better than another as a whole (on METABRIC for CHT,
-/// {AAD, HTH, TBS} against INC) its chains stay in whichever mode they start in. The size is
-/// capped at the number of candidates; 0 or 1 leaves the mask as it is.
+/// with γ_j integrated out, c and d from `cfg`, and eq 7). Not in the paper: Algorithm 2 changes
+/// one indicator at a time, and where a set of parents is only better than another as a whole
+/// (on METABRIC for CHT, {AAD, HTH, TBS} against INC) its chains stay in whichever mode they
+/// start in. The size is capped at the number of candidates; 0 or 1 leaves the mask as it is.
 pub(crate) fn edge_block(
     cache: &mut TableCache,
     data: &DiscreteData,
