@@ -272,13 +272,13 @@ fn existing_manifest(plan: &Plan, rd: &RunDir, out: &Path) -> anyhow::Result<Opt
 }
 
 /// Write `experiment.yaml` and `manifest.json` (with the code versions that ran the chains of
-/// a resumed run: those of `old`, then this one).
+/// a resumed run: those of `old`, then this one); returns the manifest written.
 fn write_manifest(
     plan: &Plan,
     rd: &RunDir,
     out: &Path,
     old: Option<&Manifest>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Manifest> {
     let mut manifest = plan.manifest.clone();
     if let Some(old) = old {
         manifest.code_versions = code_versions_after_resume(old, CODE_VERSION);
@@ -293,7 +293,7 @@ fn write_manifest(
     }
     causeway_results::rundir::write_atomic(&out.join("experiment.yaml"), plan.text.as_bytes())?;
     rd.write_manifest(&manifest)?;
-    Ok(())
+    Ok(manifest)
 }
 
 /// The exclusive lock of a run directory: `<out>/run.lock`, locked with the OS's file lock
@@ -405,7 +405,8 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
         old.is_some(),
     )?;
     drop(job_ids);
-    write_manifest(plan, &rd, &opts.out, old.as_ref())?;
+    let manifest = write_manifest(plan, &rd, &opts.out, old.as_ref())?;
+    drop(old);
     let shipped = build_datasets(plan, model, &rd)?;
     let round = opts.round.clone();
     let build = job_builder(plan, jobs.clone(), &shipped, round.clone())?;
@@ -490,9 +491,11 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     for s in stops {
         let _ = s.send(());
     }
+    // The run's buffers are freed: the report starts from the plan's footprint.
+    crate::memory::trim();
     if opts.report
         && !interrupted
-        && let Err(e) = causeway_results::report::build(&rd)
+        && let Err(e) = causeway_results::report::build_with(&rd, &manifest)
     {
         if failed.is_empty() {
             return Err(e).context("building tables");
@@ -548,14 +551,13 @@ fn reconcile(
         }
     }
     let mut pending = {
-        let stored = rd.stored_traces();
         let digests = table.digests()?;
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
             // A chain of an older run directory, stored as its own files, is adopted only if
             // they are complete Parquet files whose bytes have the digest stored when they were
             // written (where one was: older directories still have none).
-            stored.contains(id.as_str())
+            rd.chain_done(id)
                 && (!rd.in_own_files(id)
                     || match stored_chain_defect(rd, id, digests.get(id.as_str())) {
                         None => true,

@@ -273,7 +273,12 @@ pub fn report_kind(name: &str) -> Result<&'static ReportKind, String> {
 
 /// Build every table and figure of the run in `rd`, and its page (`index.html`, [`crate::site`]).
 pub fn build(rd: &RunDir) -> Result<(), ReportError> {
-    let m = rd.read_manifest()?;
+    build_with(rd, &rd.read_manifest()?)
+}
+
+/// [`build`] with the run's manifest `m` already in memory (the runner's, which shares the
+/// plan's job list: at 10⁶ chains, reading it again took 100 MB more).
+pub fn build_with(rd: &RunDir, m: &Manifest) -> Result<(), ReportError> {
     // A run directory copied or pruned without its tables (or made by an older version) still
     // reports: the folders are made here, not only by `run`.
     // Each folder is also tried for writing first, so that a read-only or full file system
@@ -286,15 +291,15 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
             .and_then(|()| std::fs::remove_file(&probe))
             .map_err(|e| ReportError::Other(format!("{}: cannot write: {e}", dir.display())))?;
     }
-    let conv = convergence(rd, &m)?;
+    let conv = convergence(rd, m)?;
     let mut tables = Vec::new();
     for kind in &m.report {
         let k = report_kind(kind).map_err(ReportError::Other)?;
-        tables.extend((k.build)(rd, &m, &conv)?);
+        tables.extend((k.build)(rd, m, &conv)?);
     }
-    tables.push(convergence_table(&m, &conv)?);
+    tables.push(convergence_table(m, &conv)?);
     if let Some(u) = &m.until {
-        tables.push(until_table::until_table(&m, u, &conv)?);
+        tables.push(until_table::until_table(m, u, &conv)?);
     }
     let chain_seed = m
         .chain_seed
@@ -304,7 +309,7 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         "# {}\n\n{}\n\nProfile `{}`, code {}, seed {}{chain_seed}.\n\n",
         m.name, m.description, m.profile, m.code_version, m.base_seed
     );
-    if let Some(line) = missing_summary(&rd.missing_chains(&m)) {
+    if let Some(line) = missing_summary(&rd.missing_chains(m)) {
         // Every table below averages the chains that exist: say so on each, and first here.
         report.push_str(&format!(
             "**Incomplete run: {line}.** Every table below is built from the chains that exist; \
@@ -326,13 +331,13 @@ pub fn build(rd: &RunDir) -> Result<(), ReportError> {
         report.push_str(&md);
         report.push('\n');
     }
-    report.push_str(&convergence_summary(&m, &conv));
+    report.push_str(&convergence_summary(m, &conv));
     write_atomic(&rd.tables_dir().join("report.md"), report.as_bytes())?;
     // Wall-clock, so kept apart from tables/ (which is reproducible byte for byte), like jobs.csv.
-    let mut cost = cost::cost_table(rd, &m)?;
+    let mut cost = cost::cost_table(rd, m)?;
     write_csv(&rd.root.join("cost.csv"), &mut cost.df)?;
     write_atomic(&rd.root.join("cost.md"), markdown(&cost).as_bytes())?;
-    crate::site::write_run_page(rd, &m).map_err(|e| ReportError::Other(e.to_string()))?;
+    crate::site::write_run_page(rd, m).map_err(|e| ReportError::Other(e.to_string()))?;
     Ok(())
 }
 

@@ -8,7 +8,7 @@
 //! [`RunDir`] or a clone of it drop it at once); the last few shards read are kept whole, since
 //! readers go through a run's chains in plan order.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs;
 use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard};
@@ -54,9 +54,47 @@ impl std::fmt::Debug for Cache {
 #[derive(Default)]
 struct Index {
     /// Job id → its shard.
-    sealed: HashMap<String, usize>,
+    sealed: SealedIds,
     /// Jobs stored as their own files (older run directories).
     own_files: HashSet<String>,
+}
+
+/// Job id → shard of every sealed chain, compact: the ids' bytes in one buffer, and one entry
+/// per chain sorted by its id. At 10⁶ chains it takes about 38 MB where a `HashMap<String,
+/// usize>` took 90, for a lookup of about 20 comparisons.
+#[derive(Default)]
+struct SealedIds {
+    bytes: String,
+    /// (start in `bytes`, length, shard); sorted by id once every shard is listed.
+    entries: Vec<(usize, u32, u32)>,
+}
+
+impl SealedIds {
+    /// List `id` in `shard`. Job ids are short and shard numbers below `MAX_SHARDS`, so both
+    /// fit a `u32`.
+    fn push(&mut self, id: &str, shard: usize) {
+        self.entries
+            .push((self.bytes.len(), id.len() as u32, shard as u32));
+        self.bytes.push_str(id);
+    }
+
+    /// Sort the entries by id, so that [`SealedIds::get`] can search them.
+    fn sort(&mut self) {
+        let bytes = &self.bytes;
+        self.entries
+            .sort_unstable_by(|a, b| Self::id_in(bytes, a).cmp(Self::id_in(bytes, b)));
+    }
+
+    fn id_in<'a>(bytes: &'a str, &(start, len, _): &(usize, u32, u32)) -> &'a str {
+        &bytes[start..start + len as usize]
+    }
+
+    fn get(&self, id: &str) -> Option<usize> {
+        self.entries
+            .binary_search_by(|e| Self::id_in(&self.bytes, e).cmp(id))
+            .ok()
+            .map(|k| self.entries[k].2 as usize)
+    }
 }
 
 /// Where a chain is stored.
@@ -108,9 +146,12 @@ impl RunDir {
         for shard in self.shards() {
             // A shard whose footer cannot be read stores nothing (a resume runs its chains).
             if let Ok(ids) = shard_job_ids(&self.shard_trace_path(shard)) {
-                ix.sealed.extend(ids.into_iter().map(|id| (id, shard)));
+                for id in &ids {
+                    ix.sealed.push(id, shard);
+                }
             }
         }
+        ix.sealed.sort();
         let ix = Arc::new(ix);
         let mut c = self.cache();
         c.index = Some(ix.clone());
@@ -121,7 +162,7 @@ impl RunDir {
     fn place(&self, id: &str) -> Place {
         let ix = self.index();
         match ix.sealed.get(id) {
-            Some(&s) => Place::Shard(s),
+            Some(s) => Place::Shard(s),
             None if ix.own_files.contains(id) => Place::OwnFiles,
             None => Place::Nowhere,
         }
@@ -141,17 +182,6 @@ impl RunDir {
         }
         c.shards.push((shard, read.clone()));
         Ok(read)
-    }
-
-    /// The jobs whose chains are stored (in a shard, or as their own files in an older run
-    /// directory): those [`RunDir::chain_done`] says are stored.
-    pub fn stored_traces(&self) -> HashSet<String> {
-        let ix = self.index();
-        ix.sealed
-            .keys()
-            .chain(ix.own_files.iter())
-            .cloned()
-            .collect()
     }
 
     /// Whether a job's chain is stored, whole: a shard is written whole and renamed into place;
@@ -314,5 +344,31 @@ impl RunDir {
             _ => self.read_summary(job_id)?,
         };
         Ok(found.into_iter().find(|m| m.name == name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SealedIds;
+
+    #[test]
+    fn sealed_ids_find_each_id_in_its_shard_and_nothing_else() {
+        let mut ix = SealedIds::default();
+        let listed = [
+            ("job10", 3),
+            ("job2", 0),
+            ("job1", 7),
+            ("cell0-rep0-chain9", 1),
+        ];
+        for (id, shard) in listed {
+            ix.push(id, shard);
+        }
+        ix.sort();
+        for (id, shard) in listed {
+            assert_eq!(ix.get(id), Some(shard), "{id}");
+        }
+        for absent in ["job", "job100", "job3", "", "cell0-rep0-chain"] {
+            assert_eq!(ix.get(absent), None, "{absent}");
+        }
     }
 }
