@@ -24,8 +24,8 @@ pub(super) struct Eta {
 }
 
 /// Store every outcome the dispatcher sends until it is done: results checked and encoded on
-/// blocking threads as they arrive (several at once, so the store never serialises the
-/// workers), then committed to the job table's journal with the row that says done and the
+/// blocking threads as they arrive, what has arrived together in one task (several tasks at
+/// once, so the store never serialises the workers), then committed to the job table's journal with the row that says done and the
 /// chain's timing (the writer seals shards from there), checkpoints and failures recorded,
 /// progress shown; a full disk sends `stop`. Returns the chains stored.
 #[allow(clippy::too_many_arguments)]
@@ -40,80 +40,59 @@ pub(super) async fn store_results(
 ) -> usize {
     let (mut eta, slots) = (eta.estimate, eta.slots);
     let mut ok = 0usize;
-    let mut writes: tokio::task::JoinSet<Stored> = tokio::task::JoinSet::new();
+    let mut writes: tokio::task::JoinSet<Vec<Stored>> = tokio::task::JoinSet::new();
     let mut full: Option<String> = None;
     let mut last_eta: Option<std::time::Instant> = None;
     let max_writes = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
         .clamp(2, 16);
-    while let Some(outcome) = rx.recv().await {
-        match outcome {
-            Outcome::Finished {
-                index,
-                attempts,
-                result,
-            } => {
-                eta.finished(
-                    jobs[index].cell,
-                    result.elapsed_seconds.last().copied().unwrap_or(f64::NAN),
-                );
-                // The estimate sums over the cells: once per redraw, not once per chain (the
-                // CEP grid has 102,600 cells).
-                if last_eta.is_none_or(|t| t.elapsed() >= ETA_EVERY)
-                    && let Some(s) = eta.seconds_left(slots)
-                {
-                    bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
-                    last_eta = Some(std::time::Instant::now());
-                }
-                let job_id = jobs[index].job_id.clone();
-                writes.spawn_blocking(move || write_result(index, &job_id, attempts, result));
-                while writes.len() > max_writes {
-                    if let Some(Ok(done)) = writes.join_next().await {
-                        settle(writer, &mut ok, &mut full, done);
-                    }
-                }
-                bar.inc(1);
-            }
-            Outcome::Checkpoint { index, checkpoint } => {
-                if let Some(end) = round.as_ref().and_then(|r| r.end_state(index, &checkpoint)) {
-                    writer.end_state(index, Arc::new(end));
-                }
-                writer.checkpoint(index, checkpoint)
-            }
-            Outcome::CheckpointDropped { index, why } => {
-                // Printed whether or not the progress bar is drawn (a log file too).
-                bar.suspend(|| {
-                    eprintln!(
-                        "warning: the checkpoint of {} was dropped ({why}); the chain runs \
-                         from iteration 1",
-                        jobs[index].job_id
-                    )
-                });
-                writer.forget_checkpoint(index);
-            }
-            Outcome::Row(ev) => {
-                if let Event::Failed {
+    let mut ready: Vec<Finished> = Vec::new();
+    while let Some(first) = rx.recv().await {
+        // What has already arrived is taken with it, so that short chains' results go to the
+        // blocking threads a batch per task, not a task per chain.
+        let mut next = Some(first);
+        while let Some(outcome) = next.take() {
+            match outcome {
+                Outcome::Finished {
                     index,
                     attempts,
-                    error,
-                    ..
-                } = &ev
-                {
-                    bar.suspend(|| {
-                        eprintln!(
-                            "chain {} failed after {attempts} attempts: {error}",
-                            jobs[*index].job_id
-                        )
-                    });
+                    result,
+                } => {
+                    eta.finished(
+                        jobs[index].cell,
+                        result.elapsed_seconds.last().copied().unwrap_or(f64::NAN),
+                    );
+                    ready.push((index, jobs[index].job_id.clone(), attempts, result));
                     bar.inc(1);
-                    eta.dropped(jobs[*index].cell);
                 }
-                writer.send(ev);
+                other => other_outcome(other, writer, jobs, round, bar, &mut eta),
+            }
+            if ready.len() < WRITE_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        // The estimate sums over the cells: once per redraw, not once per chain (the CEP grid
+        // has 102,600 cells).
+        if last_eta.is_none_or(|t| t.elapsed() >= ETA_EVERY)
+            && let Some(s) = eta.seconds_left(slots)
+        {
+            bar.set_message(format!("eta {}", crate::status::human_seconds(s)));
+            last_eta = Some(std::time::Instant::now());
+        }
+        if !ready.is_empty() {
+            let batch = std::mem::take(&mut ready);
+            writes.spawn_blocking(move || batch.into_iter().map(write_result).collect());
+        }
+        while writes.len() > max_writes {
+            if let Some(Ok(done)) = writes.join_next().await {
+                done.into_iter()
+                    .for_each(|d| settle(writer, &mut ok, &mut full, d));
             }
         }
         while let Some(Ok(done)) = writes.try_join_next() {
-            settle(writer, &mut ok, &mut full, done);
+            done.into_iter()
+                .for_each(|d| settle(writer, &mut ok, &mut full, d));
         }
         stop_if_storage_failed(writer, &mut full, bar, stop);
         // Results wait in the dispatcher's bounded channel, not in the writer's queue.
@@ -123,11 +102,70 @@ pub(super) async fn store_results(
     }
     while let Some(joined) = writes.join_next().await {
         match joined {
-            Ok(done) => settle(writer, &mut ok, &mut full, done),
+            Ok(done) => done
+                .into_iter()
+                .for_each(|d| settle(writer, &mut ok, &mut full, d)),
             Err(e) => tracing::error!("a result writer stopped: {e}"),
         }
     }
     ok
+}
+
+/// The most results one blocking task checks and encodes.
+const WRITE_BATCH: usize = 256;
+
+/// A finished chain waiting for a blocking thread: (plan index, job id, attempts, result).
+type Finished = (usize, String, u32, ChainResult);
+
+/// Every outcome but a finished chain: checkpoints kept or dropped, rows (started, failed, …)
+/// sent to the job table's writer.
+fn other_outcome(
+    outcome: Outcome,
+    writer: &store::Writer,
+    jobs: &[JobRecord],
+    round: Option<&Arc<Round>>,
+    bar: &ProgressBar,
+    eta: &mut CostEstimate,
+) {
+    match outcome {
+        Outcome::Finished { .. } => {}
+        Outcome::Checkpoint { index, checkpoint } => {
+            if let Some(end) = round.as_ref().and_then(|r| r.end_state(index, &checkpoint)) {
+                writer.end_state(index, Arc::new(end));
+            }
+            writer.checkpoint(index, checkpoint)
+        }
+        Outcome::CheckpointDropped { index, why } => {
+            // Printed whether or not the progress bar is drawn (a log file too).
+            bar.suspend(|| {
+                eprintln!(
+                    "warning: the checkpoint of {} was dropped ({why}); the chain runs \
+                     from iteration 1",
+                    jobs[index].job_id
+                )
+            });
+            writer.forget_checkpoint(index);
+        }
+        Outcome::Row(ev) => {
+            if let Event::Failed {
+                index,
+                attempts,
+                error,
+                ..
+            } = &ev
+            {
+                bar.suspend(|| {
+                    eprintln!(
+                        "chain {} failed after {attempts} attempts: {error}",
+                        jobs[*index].job_id
+                    )
+                });
+                bar.inc(1);
+                eta.dropped(jobs[*index].cell);
+            }
+            writer.send(ev);
+        }
+    }
 }
 
 /// A result ready for the journal: (plan index, attempts, worker, its timing and journal entry
@@ -142,13 +180,13 @@ type Stored = (
 
 /// Check and encode plan job `index` (`job_id`)'s result for the journal and its shard (on a
 /// blocking thread).
-fn write_result(index: usize, job_id: &str, attempts: u32, result: ChainResult) -> Stored {
+fn write_result((index, job_id, attempts, result): Finished) -> Stored {
     let worker = result.worker_id.clone();
     let timing = ChainTiming {
         iterations: result.iterations.clone(),
         elapsed_seconds: result.elapsed_seconds.clone(),
     };
-    let stored = journal_entry(index, job_id, result)
+    let stored = journal_entry(index, &job_id, result)
         .map(|entry| (timing, Box::new(entry)))
         .map_err(|e| (e, false));
     (index, attempts, worker, stored)
