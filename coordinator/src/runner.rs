@@ -551,14 +551,15 @@ fn reconcile(
         }
     }
     let mut pending = {
+        let stored = rd.stored_chains();
         let digests = table.digests()?;
         table.reconcile(|i| {
             let id = &jobs[i].job_id;
             // A chain of an older run directory, stored as its own files, is adopted only if
             // they are complete Parquet files whose bytes have the digest stored when they were
             // written (where one was: older directories still have none).
-            rd.chain_done(id)
-                && (!rd.in_own_files(id)
+            stored.contains(id)
+                && (!stored.in_own_files(id)
                     || match stored_chain_defect(rd, id, digests.get(id.as_str())) {
                         None => true,
                         Some(why) => {

@@ -97,6 +97,21 @@ impl SealedIds {
     }
 }
 
+/// The chains a run directory stored when [`RunDir::stored_chains`] was called.
+pub struct StoredChains(Arc<Index>);
+
+impl StoredChains {
+    /// Whether job `job_id`'s chain is stored (as [`RunDir::chain_done`] answered then).
+    pub fn contains(&self, job_id: &str) -> bool {
+        self.0.sealed.get(job_id).is_some() || self.0.own_files.contains(job_id)
+    }
+
+    /// Whether it is stored as its own files, not in a shard (as [`RunDir::in_own_files`]).
+    pub fn in_own_files(&self, job_id: &str) -> bool {
+        self.0.sealed.get(job_id).is_none() && self.0.own_files.contains(job_id)
+    }
+}
+
 /// Where a chain is stored.
 enum Place {
     Shard(usize),
@@ -182,6 +197,12 @@ impl RunDir {
         }
         c.shards.push((shard, read.clone()));
         Ok(read)
+    }
+
+    /// The chains stored now, listed once for many lookups (each [`RunDir::chain_done`] first
+    /// checks whether `chains/` changed).
+    pub fn stored_chains(&self) -> StoredChains {
+        StoredChains(self.index())
     }
 
     /// Whether a job's chain is stored, whole: a shard is written whole and renamed into place;

@@ -18,6 +18,7 @@ impl RunDir {
     /// The cells of `m` with fewer stored chains than planned, in cell order (empty for a
     /// complete run).
     pub fn missing_chains(&self, m: &Manifest) -> Vec<MissingChains> {
+        let stored = self.stored_chains();
         let mut counts = vec![(0u64, 0u64); m.cells.len()];
         for j in m.jobs.iter() {
             let planned = match &m.until {
@@ -28,7 +29,7 @@ impl RunDir {
             };
             if planned && let Some(c) = counts.get_mut(j.cell) {
                 c.1 += 1;
-                c.0 += u64::from(self.chain_done(&j.job_id));
+                c.0 += u64::from(stored.contains(&j.job_id));
             }
         }
         counts
