@@ -4,8 +4,8 @@
 //! keeps in it what the thread frees. The coordinator's runtime, store and worker threads each
 //! allocate and free every chain's result, so a run of 10⁶ one-iteration chains held about
 //! 250 MiB resident on a heap of about 130 MB. `malloc_trim` returns the free pages of every
-//! arena. Limiting the arenas instead (`MALLOC_ARENA_MAX=2`) cost a third of the throughput on
-//! 2×10⁵ chains, and mimalloc held more (450 MiB), both measured in `docs/benchmarks.md`.
+//! arena. Limiting the arenas instead (`MALLOC_ARENA_MAX=2`) made a run of 2×10⁵ chains take
+//! 1.35 times as long, and mimalloc held more (450 MiB), both measured in `docs/benchmarks.md`.
 
 use std::time::Duration;
 

@@ -128,6 +128,7 @@ fn other_outcome(
     eta: &mut CostEstimate,
 ) {
     match outcome {
+        // Batched by the caller.
         Outcome::Finished { .. } => {}
         Outcome::Checkpoint { index, checkpoint } => {
             if let Some(end) = round.as_ref().and_then(|r| r.end_state(index, &checkpoint)) {
