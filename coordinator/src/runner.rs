@@ -551,7 +551,7 @@ fn reconcile(
         }
     }
     let mut pending = {
-        let stored = rd.stored_chains();
+        let stored = rd.stored_index();
         let digests = table.digests()?;
         table.reconcile(|i| {
             let id = &jobs[i].job_id;

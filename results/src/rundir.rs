@@ -54,7 +54,7 @@ pub mod schema;
 pub mod shards;
 pub mod timing;
 mod until_record;
-pub use chains::StoredChains;
+pub use chains::StoredIndex;
 pub use completeness::{MissingChains, missing_summary};
 pub use draws::{
     ChainDraws, StoredRows, chain_draws, chain_draws_of, columns_after_burn_in, stored_chains,

@@ -54,8 +54,9 @@ pub fn cost_table(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     // Stored chains without a timing (their coordinator was killed between their files and
     // their row): counted, not timed.
     let mut untimed = 0usize;
+    let stored = rd.stored_index();
     for (j, seconds) in m.jobs.iter().zip(timings) {
-        if !rd.chain_done(&j.job_id) {
+        if !stored.contains(&j.job_id) {
             continue;
         }
         match seconds {

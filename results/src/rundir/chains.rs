@@ -59,6 +59,17 @@ struct Index {
     own_files: HashSet<String>,
 }
 
+impl Index {
+    /// Where chain `id` is stored: a shard first, then its own files.
+    fn place(&self, id: &str) -> Place {
+        match self.sealed.get(id) {
+            Some(s) => Place::Shard(s),
+            None if self.own_files.contains(id) => Place::OwnFiles,
+            None => Place::Nowhere,
+        }
+    }
+}
+
 /// Job id → shard of every sealed chain, compact: the ids' bytes in one buffer, and one entry
 /// per chain sorted by its id. At 10⁶ chains it takes about 38 MB where a `HashMap<String,
 /// usize>` took 90, for a lookup of about 20 comparisons.
@@ -97,18 +108,19 @@ impl SealedIds {
     }
 }
 
-/// The chains a run directory stored when [`RunDir::stored_chains`] was called.
-pub struct StoredChains(Arc<Index>);
+/// The chains a run directory stored when [`RunDir::stored_index`] was called: its answers
+/// are [`RunDir::chain_done`]'s and [`RunDir::in_own_files`]'s at that moment.
+pub struct StoredIndex(Arc<Index>);
 
-impl StoredChains {
-    /// Whether job `job_id`'s chain is stored (as [`RunDir::chain_done`] answered then).
+impl StoredIndex {
+    /// Whether job `job_id`'s chain is stored.
     pub fn contains(&self, job_id: &str) -> bool {
-        self.0.sealed.get(job_id).is_some() || self.0.own_files.contains(job_id)
+        !matches!(self.0.place(job_id), Place::Nowhere)
     }
 
-    /// Whether it is stored as its own files, not in a shard (as [`RunDir::in_own_files`]).
+    /// Whether it is stored as its own files (an older run directory), not in a shard.
     pub fn in_own_files(&self, job_id: &str) -> bool {
-        self.0.sealed.get(job_id).is_none() && self.0.own_files.contains(job_id)
+        matches!(self.0.place(job_id), Place::OwnFiles)
     }
 }
 
@@ -175,12 +187,7 @@ impl RunDir {
     }
 
     fn place(&self, id: &str) -> Place {
-        let ix = self.index();
-        match ix.sealed.get(id) {
-            Some(s) => Place::Shard(s),
-            None if ix.own_files.contains(id) => Place::OwnFiles,
-            None => Place::Nowhere,
-        }
+        self.index().place(id)
     }
 
     fn shard(&self, shard: usize) -> Result<Arc<Shard>, StoreError> {
@@ -201,8 +208,8 @@ impl RunDir {
 
     /// The chains stored now, listed once for many lookups (each [`RunDir::chain_done`] first
     /// checks whether `chains/` changed).
-    pub fn stored_chains(&self) -> StoredChains {
-        StoredChains(self.index())
+    pub fn stored_index(&self) -> StoredIndex {
+        StoredIndex(self.index())
     }
 
     /// Whether a job's chain is stored, whole: a shard is written whole and renamed into place;

@@ -18,7 +18,7 @@ impl RunDir {
     /// The cells of `m` with fewer stored chains than planned, in cell order (empty for a
     /// complete run).
     pub fn missing_chains(&self, m: &Manifest) -> Vec<MissingChains> {
-        let stored = self.stored_chains();
+        let stored = self.stored_index();
         let mut counts = vec![(0u64, 0u64); m.cells.len()];
         for j in m.jobs.iter() {
             let planned = match &m.until {

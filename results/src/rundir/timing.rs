@@ -144,25 +144,21 @@ impl RunDir {
     /// Errors: as [`RunDir::read_timing`].
     pub fn read_timing_seconds(&self, jobs: &[JobRecord]) -> Result<Vec<Option<f64>>, StoreError> {
         let mut out = vec![None; jobs.len()];
-        // The table's rows come in plan order: each is found by scanning on from the last.
-        // Job ids are mapped only for an older run directory's files.
+        // The table's rows carry their plan index; job ids are mapped only for an older run
+        // directory's files.
         let mut index: Option<HashMap<&str, usize>> = None;
-        let mut next = 0;
-        self.each_timing(|id, in_table, t| {
-            let i = if in_table {
-                let found = jobs[next..].iter().position(|j| j.job_id == id);
-                found.map(|k| {
-                    next += k + 1;
-                    next - 1
-                })
-            } else {
-                let ix = index.get_or_insert_with(|| {
-                    jobs.iter()
-                        .enumerate()
-                        .map(|(i, j)| (j.job_id.as_str(), i))
-                        .collect()
-                });
-                ix.get(id).copied()
+        self.each_timing(|id, idx, t| {
+            let i = match idx {
+                Some(i) => (jobs.get(i).is_some_and(|j| j.job_id == id)).then_some(i),
+                None => index
+                    .get_or_insert_with(|| {
+                        jobs.iter()
+                            .enumerate()
+                            .map(|(i, j)| (j.job_id.as_str(), i))
+                            .collect()
+                    })
+                    .get(id)
+                    .copied(),
             };
             if let Some(i) = i {
                 out[i].get_or_insert(t.seconds());
@@ -171,17 +167,20 @@ impl RunDir {
         Ok(out)
     }
 
-    /// Every stored timing handed to `f` with its job id and whether it is the job table's:
-    /// the table's rows in plan order (decoded as they are read; only those of a job in the
-    /// table), then an older run directory's `timing/` files (see [`RunDir::read_timing`]). A
-    /// chain may come twice, the table's first.
-    fn each_timing(&self, mut f: impl FnMut(&str, bool, ChainTiming)) -> Result<(), StoreError> {
+    /// Every stored timing handed to `f` with its job id and, for the job table's rows, its plan
+    /// index: the table's rows in plan order (decoded as they are read; only those of a job in
+    /// the table), then an older run directory's `timing/` files (see [`RunDir::read_timing`]).
+    /// A chain may come twice, the table's first.
+    fn each_timing(
+        &self,
+        mut f: impl FnMut(&str, Option<usize>, ChainTiming),
+    ) -> Result<(), StoreError> {
         let path = self.root.join(DB_FILE);
         if let Some(conn) = self.job_table()? {
             match conn.prepare(
                 // CROSS JOIN keeps `jobs` the outer loop: its rows in plan order, no sort.
-                "SELECT timing.job_id, timing.iterations, timing.elapsed_seconds FROM jobs \
-                 CROSS JOIN timing ON timing.job_id = jobs.job_id ORDER BY jobs.idx",
+                "SELECT timing.job_id, timing.iterations, timing.elapsed_seconds, jobs.idx \
+                 FROM jobs CROSS JOIN timing ON timing.job_id = jobs.job_id ORDER BY jobs.idx",
             ) {
                 Ok(mut st) => {
                     let mut rows = st.query([]).map_err(|e| sqlite_err(&path, e))?;
@@ -192,7 +191,11 @@ impl RunDir {
                         let id = value(0)?
                             .as_str()
                             .map_err(|e| sqlite_err(&path, e.into()))?;
-                        f(id, true, decode(&path, id, blob(1)?, blob(2)?)?);
+                        let idx = value(3)?
+                            .as_i64()
+                            .map_err(|e| sqlite_err(&path, e.into()))?;
+                        let t = decode(&path, id, blob(1)?, blob(2)?)?;
+                        f(id, usize::try_from(idx).ok(), t);
                     }
                 }
                 Err(e) => no_table_is_no_row::<()>(&path, e)?,
@@ -202,7 +205,7 @@ impl RunDir {
             for file in files.flatten() {
                 let name = file.file_name().to_string_lossy().into_owned();
                 if let Some(id) = name.strip_suffix(".parquet") {
-                    f(id, false, ChainTiming::read_file(&file.path())?);
+                    f(id, None, ChainTiming::read_file(&file.path())?);
                 }
             }
         }

@@ -254,7 +254,7 @@ fn older_run_directories_with_a_file_per_chain_still_read() {
         assert!(rd.chain_done(id), "{id}");
     }
     assert!(!rd.chain_done("job1") && !rd.chain_done("olde"));
-    let stored = rd.stored_chains();
+    let stored = rd.stored_index();
     for (id, own) in [("footer", true), ("older", true), ("job0", false)] {
         assert!(stored.contains(id), "{id}");
         assert_eq!(stored.in_own_files(id), own, "{id}");
