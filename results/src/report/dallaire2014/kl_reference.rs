@@ -5,6 +5,7 @@
 use causeway_papers::dallaire2014::evaluation::{
     KL_INDEPENDENT_PERMUTATIONS, kl_reference as reference,
 };
+use causeway_papers::dallaire2014::params::KlDirection;
 use causeway_papers::seed::chain_rng;
 use polars::prelude::*;
 
@@ -15,7 +16,8 @@ use crate::rundir::{Manifest, RunDir};
 /// The stream of the permutation draws: apart from every chain's (chains are numbered from 0).
 const PERMUTATION_STREAM: u64 = u64::MAX;
 
-/// One row per dataset of the run (replicate 0, with `kl_k` of its first cell): `dataset,
+/// One row per dataset of the run (replicate 0, with `kl_k` and `kl_direction` of its first
+/// cell; under `model_test` the two KLs are D̂(train ‖ test) and its permuted twin): `dataset,
 /// n_train, n_test, d, k, kl_train_test, kl_independent, zero_distance_ties,
 /// paper_kl_train_test` (`reported.kl_train_test`, a map from dataset to value). The
 /// permutations are drawn from `chain_rng(seed, dataset key, 0, 2^64 − 1)`, so the table is
@@ -42,8 +44,20 @@ pub fn kl_reference(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError
             .param("kl_k")
             .and_then(serde_json::Value::as_u64)
             .unwrap_or(1) as usize;
+        let direction = c
+            .param("kl_direction")
+            .and_then(|v| serde_json::from_value::<KlDirection>(v.clone()).ok())
+            .unwrap_or_default();
         let mut rng = chain_rng(m.base_seed, c.dataset_key, 0, PERMUTATION_STREAM);
-        let r = reference(train, test, k, KL_INDEPENDENT_PERMUTATIONS, &mut rng).map_err(|e| {
+        let r = reference(
+            train,
+            test,
+            k,
+            direction,
+            KL_INDEPENDENT_PERMUTATIONS,
+            &mut rng,
+        )
+        .map_err(|e| {
             ReportError::Other(format!("dallaire2014.kl_reference: dataset {dataset}: {e}"))
         })?;
         let paper = m

@@ -3,7 +3,9 @@
 //! is computed in.
 //!
 //! Choices (the paper gives none of them):
-//! - direction KL(test ‖ model): P is the test set (n × d), Q the fantasy data (m × d);
+//! - direction KL(test ‖ model): P is the test set (n × d), Q the fantasy data (m × d)
+//!   (`kl_direction: test_model`; `model_test` swaps them, and the reference becomes
+//!   D̂(train ‖ test));
 //! - space: both standardized with the **training** mean and sample sd (n − 1 divisor);
 //! - k = 1 by default (`kl_k`);
 //! - exact duplicates (distance 0) are skipped and counted in `zero_distance_ties`;
@@ -14,6 +16,7 @@
 //! `kl_reference.csv` ([`kl_reference`]), the exact k-d tree behind the estimator ([`knn`]) and
 //! the KDE baseline's bandwidth and densities ([`kde`]).
 
+use crate::dallaire2014::params::KlDirection;
 use crate::data::Matrix;
 
 /// Per-column affine standardization fitted on a training matrix: z = (x − mean)/sd.
@@ -253,13 +256,16 @@ pub fn kl_knn(p: &[f64], q: &[f64], d: usize, k: usize) -> Result<KlEstimate, St
     KnnKl::new(p, p.len() / d, d, k)?.kl(q)
 }
 
-/// KL(test ‖ fantasy) as Table 1 computes it: the test set and every fantasy
-/// sample standardized with the **training** mean and sample sd, then [`KnnKl`] with P = the
-/// standardized test set. Built once per chain; each fantasy sample costs one [`KnnKl::kl`].
+/// Table 1's KL of fantasy data against a fixed test set: the test set and every fantasy
+/// sample standardized with the **training** mean and sample sd, then [`KnnKl`]: D̂(test ‖
+/// fantasy) with the test set as P (built once per chain, each fantasy sample one
+/// [`KnnKl::kl`]), or D̂(fantasy ‖ test) under [`KlDirection::ModelTest`] (each fantasy sample
+/// then builds its own [`KnnKl`] and queries the test set).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FantasyKl {
     standardizer: Standardizer,
     knn: KnnKl,
+    direction: KlDirection,
 }
 
 impl FantasyKl {
@@ -274,10 +280,11 @@ impl FantasyKl {
         n_test: usize,
         d: usize,
         k: usize,
+        direction: KlDirection,
     ) -> Result<Self, String> {
         let standardizer =
             Standardizer::fit(train, n_train, d).map_err(|e| format!("training data: {e}"))?;
-        Self::with_standardizer(standardizer, test, n_test, k)
+        Self::with_standardizer(standardizer, test, n_test, k, direction)
     }
 
     /// As [`FantasyKl::new`] with a standardizer already fitted on the training data (d = its
@@ -289,12 +296,17 @@ impl FantasyKl {
         test: &[f64],
         n_test: usize,
         k: usize,
+        direction: KlDirection,
     ) -> Result<Self, String> {
         let d = standardizer.mean.len();
         let mut p = test.to_vec();
         standardizer.apply(&mut p);
         let knn = KnnKl::new(&p, n_test, d, k).map_err(|e| format!("test set: {e}"))?;
-        Ok(FantasyKl { standardizer, knn })
+        Ok(FantasyKl {
+            standardizer,
+            knn,
+            direction,
+        })
     }
 
     /// The training standardizer.
@@ -307,20 +319,26 @@ impl FantasyKl {
         &self.knn
     }
 
-    /// D̂(test ‖ Q) for fantasy data `q` (m × d, row-major) in **data units**.
+    /// D̂(test ‖ Q) (or D̂(Q ‖ test), by the direction) for fantasy data `q` (m × d, row-major)
+    /// in **data units**.
     ///
-    /// Errors: those of [`KnnKl::kl`].
+    /// Errors: those of [`FantasyKl::kl_standardized`].
     pub fn kl_data_units(&self, q: &[f64]) -> Result<KlEstimate, String> {
         let mut z = q.to_vec();
         self.standardizer.apply(&mut z);
-        self.knn.kl(&z)
+        self.kl_standardized(&z)
     }
 
-    /// D̂(test ‖ Q) for fantasy data `z` already in the standardized space.
+    /// D̂(test ‖ Q) (or D̂(Q ‖ test), by the direction) for fantasy data `z` already in the
+    /// standardized space.
     ///
-    /// Errors: those of [`KnnKl::kl`].
+    /// Errors: those of [`KnnKl::kl`]; under [`KlDirection::ModelTest`] also those of
+    /// [`KnnKl::new`] on `z` (m ≤ k, or a fantasy point with fewer than k distinct neighbours).
     pub fn kl_standardized(&self, z: &[f64]) -> Result<KlEstimate, String> {
-        self.knn.kl(z)
+        match self.direction {
+            KlDirection::TestModel => self.knn.kl(z),
+            KlDirection::ModelTest => kl_knn(z, &self.knn.p, self.knn.d, self.knn.k),
+        }
     }
 }
 
@@ -328,11 +346,11 @@ impl FantasyKl {
 /// training data.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KlReference {
-    /// D̂(test ‖ train) (the paper quotes it in §5.1: 0.003 ring, 0.025 pinwheel, < 0.001 geyser,
-    /// 0.113 iris, 0.109 abalone), nats.
+    /// D̂(test ‖ train), or D̂(train ‖ test) under [`KlDirection::ModelTest`] (the paper quotes
+    /// it in §5.1: 0.003 ring, 0.025 pinwheel, < 0.001 geyser, 0.113 iris, 0.109 abalone), nats.
     pub kl_train_test: f64,
     /// Mean over `permutations` draws of D̂(test ‖ train with each column permuted
-    /// independently): what a model without dependence between columns cannot beat, nats.
+    /// independently), in the same direction as `kl_train_test`: what a model without dependence between columns cannot beat, nats.
     pub kl_independent: f64,
     /// Sample sd (n − 1) of the `permutations` draws averaged in `kl_independent` (NaN for one
     /// draw), nats: its Monte Carlo error is this over √permutations.
@@ -347,7 +365,7 @@ pub struct KlReference {
 pub const KL_INDEPENDENT_PERMUTATIONS: usize = 20;
 
 /// The reference rows for one dataset: `train` (n_train × d) and `test` (n_test × d) in data
-/// units, both standardized with the training mean and sd; the permutations are uniform
+/// units, both standardized with the training mean and sd, in `direction`; the permutations are uniform
 /// (Fisher–Yates with `rng.random_range`), one per column per draw, column 0 first.
 ///
 /// Errors: different column counts, those of [`FantasyKl::new`], `permutations` = 0, or
@@ -356,6 +374,7 @@ pub fn kl_reference(
     train: &Matrix,
     test: &Matrix,
     k: usize,
+    direction: KlDirection,
     permutations: usize,
     rng: &mut crate::seed::ChainRng,
 ) -> Result<KlReference, String> {
@@ -372,11 +391,21 @@ pub fn kl_reference(
     train.check()?;
     test.check()?;
     let (n_train, d) = (train.rows, train.cols);
-    let fk = FantasyKl::new(&train.values, n_train, &test.values, test.rows, d, k)?;
+    let fk = FantasyKl::new(
+        &train.values,
+        n_train,
+        &test.values,
+        test.rows,
+        d,
+        k,
+        direction,
+    )?;
     let train = &train.values;
     let mut z = train.to_vec();
     fk.standardizer.apply(&mut z);
-    let base = fk.knn.kl(&z).map_err(|e| format!("train as Q: {e}"))?;
+    let base = fk
+        .kl_standardized(&z)
+        .map_err(|e| format!("train as the model: {e}"))?;
     let mut draws = Vec::with_capacity(permutations);
     let mut perm = z.clone();
     for _ in 0..permutations {
@@ -387,9 +416,8 @@ pub fn kl_reference(
             }
         }
         draws.push(
-            fk.knn
-                .kl(&perm)
-                .map_err(|e| format!("permuted train as Q: {e}"))?
+            fk.kl_standardized(&perm)
+                .map_err(|e| format!("permuted train as the model: {e}"))?
                 .kl,
         );
     }

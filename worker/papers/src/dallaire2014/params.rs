@@ -102,6 +102,21 @@ pub enum KdeTies {
     Keep,
 }
 
+/// Which sample is P in Table 1's D̂(P‖Q) (Pérez-Cruz 2008, eq 14). The paper says "the KL
+/// divergence between test sets and fantasy data" and, of its reference, "the KL divergence of
+/// the training set from the test set", which read either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum KlDirection {
+    /// D̂(test ‖ model): P the test set (n_test rows), Q the fantasy data; the reference
+    /// D̂(test ‖ train). Default.
+    #[default]
+    TestModel,
+    /// D̂(model ‖ test): P the fantasy data (m = n_test rows), Q the test set; the reference
+    /// D̂(train ‖ test).
+    ModelTest,
+}
+
 /// A Gaussian prior N(mean, 1/precision).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -242,6 +257,9 @@ pub struct Params {
     /// k of the k-nearest-neighbour KL estimator (Pérez-Cruz 2008). ≥ 1.
     #[serde(default = "default_kl_k")]
     pub kl_k: usize,
+    /// Which sample is P in the KL estimator.
+    #[serde(default)]
+    pub kl_direction: KlDirection,
     /// Update W, γ and ν (the conjugate step). On in every experiment; off only to study the
     /// structure moves alone.
     #[serde(default = "yes")]
@@ -278,6 +296,7 @@ impl Default for Params {
             observed_map: ObservedMap::default(),
             observed_range: default_observed_range(),
             kl_k: default_kl_k(),
+            kl_direction: KlDirection::default(),
             update_parameters: true,
             max_units: DEFAULT_MAX_UNITS,
             bandwidth: Bandwidth::default(),

@@ -95,8 +95,14 @@ impl DpmogSampler {
         }
         let std = Standardizer::fit(&x.values, x.rows, x.cols).map_err(input)?;
         s.kl = Some(
-            FantasyKl::with_standardizer(std, &test.values, test.rows, params.kl_k)
-                .map_err(input)?,
+            FantasyKl::with_standardizer(
+                std,
+                &test.values,
+                test.rows,
+                params.kl_k,
+                params.kl_direction,
+            )
+            .map_err(input)?,
         );
         s.n_test = test.rows;
         s.last_kl = f64::NAN;

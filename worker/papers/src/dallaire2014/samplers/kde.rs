@@ -61,6 +61,7 @@ impl KdeSampler {
             &test.values,
             test.rows,
             params.kl_k,
+            params.kl_direction,
         )
         .map_err(input)?;
         let test_mean_log_lik = kde.mean_log_density(&test.values).map_err(input)?;
@@ -69,6 +70,7 @@ impl KdeSampler {
             x,
             test,
             params.kl_k,
+            params.kl_direction,
             KL_INDEPENDENT_PERMUTATIONS,
             &mut eval_rng,
         )
@@ -105,7 +107,7 @@ impl Sampler for KdeSampler {
     }
 
     /// One fantasy draw of n_test points (standardized space; mapping to data units and back
-    /// would only add rounding) and its KL(test ‖ fantasy).
+    /// would only add rounding) and its KL (`params.kl_direction`).
     fn step(&mut self, rng: &mut ChainRng) -> Result<(), SamplerError> {
         let z = self.kde.sample_standardized(self.n_test, rng);
         let est = self

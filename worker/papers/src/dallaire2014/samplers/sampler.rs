@@ -11,7 +11,7 @@ use super::observed::ObservedMap;
 use super::phase1::Phase1Stats;
 use crate::chain::{RunSpec, Sampler, SamplerError};
 use crate::dallaire2014::evaluation::alignment::EdgeFrequencies;
-use crate::dallaire2014::evaluation::{KnnKl, Standardizer};
+use crate::dallaire2014::evaluation::{FantasyKl, Standardizer};
 use crate::dallaire2014::params::Params;
 use crate::data::Matrix;
 use crate::seed::{ChainRng, evaluation_rng};
@@ -97,8 +97,7 @@ fn summary_of(net: &Network) -> Vec<Matrix> {
 /// fantasy data drawn from the chain's evaluation stream.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct KlState {
-    knn: KnnKl,
-    standardizer: Standardizer,
+    fantasy: FantasyKl,
     map: ObservedMap,
     m: usize,
     rng: ChainRng,
@@ -116,7 +115,7 @@ struct KlState {
 /// (layers, layer 0 included), `log_joint` (structure log prior + parameter priors + ln p(a) of
 /// every unit, observed activations in a-space), `mean_w`, `mean_gamma`, `mean_ln_nu`
 /// ([`parameter_means`]), and `kl` only when a test matrix with rows is
-/// given: D̂(test ‖ fantasy) with the training standardization, fantasy size m = n_test, drawn on
+/// given: D̂(test ‖ fantasy) (or D̂(fantasy ‖ test), `kl_direction`) with the training standardization, fantasy size m = n_test, drawn on
 /// recorded iterations (iteration % thin = 0) from [`evaluation_rng`], so evaluating never
 /// changes the chain. Statistics: `mtm_acceptance`, `birth_acceptance`, `death_acceptance` of
 /// the last iteration (NaN when nothing was proposed). Summary: `units` (n_units × 3: layer, γ,
@@ -205,13 +204,16 @@ impl NetworkSampler {
                 x.name
             ))
         })?;
-        let mut p = t.values.clone();
-        standardizer.apply(&mut p);
-        let knn = KnnKl::new(&p, t.rows, d, params.kl_k)
-            .map_err(|e| SamplerError::Input(format!("test matrix `{}`: {e}", t.name)))?;
-        Ok(KlState {
-            knn,
+        let fantasy = FantasyKl::with_standardizer(
             standardizer,
+            &t.values,
+            t.rows,
+            params.kl_k,
+            params.kl_direction,
+        )
+        .map_err(|e| SamplerError::Input(format!("test matrix `{}`: {e}", t.name)))?;
+        Ok(KlState {
+            fantasy,
             map,
             m: t.rows,
             rng: evaluation_rng(rng),
@@ -327,10 +329,9 @@ impl NetworkSampler {
         };
         let mut q = sample_observed_outputs(&self.net, kl.m, &mut kl.rng);
         kl.map.to_data(&mut q);
-        kl.standardizer.apply(&mut q);
         kl.last = kl
-            .knn
-            .kl(&q)
+            .fantasy
+            .kl_data_units(&q)
             .map_err(|e| {
                 SamplerError::Numerical(format!("kl at iteration {}: {e}", self.iteration))
             })?

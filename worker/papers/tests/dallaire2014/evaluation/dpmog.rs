@@ -364,8 +364,15 @@ fn dallaire2014_dpmog_geyser_beats_independence() {
     let kp: Vec<f64> = kept.iter().map(|r| r[1]).collect();
     let (m, sd2) = mean_2sd(&kl);
     let mut prng = chain_rng(17, 4, 0, 0);
-    let r = causeway_papers::dallaire2014::evaluation::kl_reference(&x, &test, 1, 20, &mut prng)
-        .unwrap();
+    let r = causeway_papers::dallaire2014::evaluation::kl_reference(
+        &x,
+        &test,
+        1,
+        causeway_papers::dallaire2014::params::KlDirection::TestModel,
+        20,
+        &mut prng,
+    )
+    .unwrap();
     println!(
         "geyser DPMoG: KL {m:.4} ± {sd2:.4} over {} samples (paper 0.077 ± 0.120); K+ mean {:.2}; kl_independent {:.4}",
         kl.len(),
@@ -401,8 +408,15 @@ fn dallaire2014_dpmog_abalone_beats_independence() {
     let kp: Vec<f64> = kept.iter().map(|r| r[1]).collect();
     let (m, sd2) = mean_2sd(&kl);
     let mut prng = chain_rng(17, 6, 0, 0);
-    let r = causeway_papers::dallaire2014::evaluation::kl_reference(&x, &test, 1, 20, &mut prng)
-        .unwrap();
+    let r = causeway_papers::dallaire2014::evaluation::kl_reference(
+        &x,
+        &test,
+        1,
+        causeway_papers::dallaire2014::params::KlDirection::TestModel,
+        20,
+        &mut prng,
+    )
+    .unwrap();
     println!(
         "abalone DPMoG: KL {m:.4} ± {sd2:.4} over {} samples (paper 4.760 ± 0.220); K+ mean {:.2}; \
          kl_independent {:.4}; chain {secs:.1} s",

@@ -7,6 +7,7 @@ use std::time::Instant;
 use causeway_papers::dallaire2014::evaluation::{
     FantasyKl, KnnKl, Standardizer, kl_knn, kl_reference,
 };
+use causeway_papers::dallaire2014::params::KlDirection;
 use causeway_papers::data::Matrix;
 use causeway_papers::seed::chain_rng;
 use rand::RngExt;
@@ -182,7 +183,7 @@ fn dallaire2014_kl_fantasy_uses_the_training_standardization() {
         .collect();
     let test: Vec<f64> = train.iter().map(|v| v * 1.1 + 0.2).collect();
     let fantasy: Vec<f64> = train.iter().rev().copied().collect();
-    let fk = FantasyKl::new(&train, n, &test, n, d, 2).unwrap();
+    let fk = FantasyKl::new(&train, n, &test, n, d, 2, KlDirection::TestModel).unwrap();
     let std = Standardizer::fit(&train, n, d).unwrap();
     let (mut zt, mut zf) = (test.clone(), fantasy.clone());
     std.apply(&mut zt);
@@ -191,7 +192,60 @@ fn dallaire2014_kl_fantasy_uses_the_training_standardization() {
     let via = fk.kl_data_units(&fantasy).unwrap();
     assert!((direct.kl - via.kl).abs() < 1e-12);
     assert_eq!(direct.zero_distance_ties, via.zero_distance_ties);
-    assert!(FantasyKl::new(&[1.0, 2.0, 1.0, 3.0], 2, &test[..4], 2, 2, 1).is_err());
+    assert!(
+        FantasyKl::new(
+            &[1.0, 2.0, 1.0, 3.0],
+            2,
+            &test[..4],
+            2,
+            2,
+            1,
+            KlDirection::TestModel
+        )
+        .is_err()
+    );
+    // `model_test` swaps P and Q: D̂(fantasy ‖ test), in the same standardized space.
+    let reverse = FantasyKl::new(&train, n, &test, n, d, 2, KlDirection::ModelTest).unwrap();
+    let swapped = kl_knn(&zf, &zt, d, 2).unwrap();
+    let via = reverse.kl_data_units(&fantasy).unwrap();
+    assert_eq!(swapped, via);
+    assert!(
+        (swapped.kl - direct.kl).abs() > 0.05,
+        "{swapped:?} {direct:?}"
+    );
+}
+
+#[test]
+fn dallaire2014_kl_model_test_direction_matches_the_exact_reverse_divergence() {
+    // Test set N(0, I), fantasy N(0, 2I), d = 2: KL(test ‖ fantasy) = (½ − 1 + ln 2) = 0.193,
+    // KL(fantasy ‖ test) = (2 − 1 − ln 2) = 0.307. The standardization (by the test set itself
+    // here) is one affine map of both samples and leaves both divergences unchanged.
+    let n = 20_000;
+    let mut rng = chain_rng(11, 7, 0, 0);
+    let test = gaussian(n, 2, &[0.0, 0.0], &mut rng);
+    let fantasy: Vec<f64> = gaussian(n, 2, &[0.0, 0.0], &mut rng)
+        .iter()
+        .map(|v| v * std::f64::consts::SQRT_2)
+        .collect();
+    let ln2 = std::f64::consts::LN_2;
+    let (exact_test_model, exact_model_test) = (ln2 - 0.5, 1.0 - ln2);
+    let estimate = |direction| {
+        FantasyKl::new(&test, n, &test, n, 2, 1, direction)
+            .unwrap()
+            .kl_data_units(&fantasy)
+            .unwrap()
+            .kl
+    };
+    let (forward, reverse) = (
+        estimate(KlDirection::TestModel),
+        estimate(KlDirection::ModelTest),
+    );
+    println!(
+        "test_model {forward:.4} (exact {exact_test_model:.4}), \
+         model_test {reverse:.4} (exact {exact_model_test:.4})"
+    );
+    assert!((forward - exact_test_model).abs() < 0.04, "{forward}");
+    assert!((reverse - exact_model_test).abs() < 0.04, "{reverse}");
 }
 
 #[test]
@@ -211,7 +265,7 @@ fn dallaire2014_kl_reference_rows() {
     let train = Matrix::new("x", 3000, 2, make(3000, &mut rng));
     let test = Matrix::new("test", 3000, 2, make(3000, &mut rng));
     let mut prng = chain_rng(11, 6, 0, 0);
-    let r = kl_reference(&train, &test, 1, 20, &mut prng).unwrap();
+    let r = kl_reference(&train, &test, 1, KlDirection::TestModel, 20, &mut prng).unwrap();
     let exact = -0.5 * (1.0 - rho * rho).ln();
     println!(
         "kl_train_test = {:.4}, kl_independent = {:.4} (exact {exact:.4}), ties = {}",
@@ -225,7 +279,15 @@ fn dallaire2014_kl_reference_rows() {
     );
     assert_eq!(r.permutations, 20);
     // Deterministic given the stream.
-    let again = kl_reference(&train, &test, 1, 20, &mut chain_rng(11, 6, 0, 0)).unwrap();
+    let again = kl_reference(
+        &train,
+        &test,
+        1,
+        KlDirection::TestModel,
+        20,
+        &mut chain_rng(11, 6, 0, 0),
+    )
+    .unwrap();
     assert_eq!(r, again);
-    assert!(kl_reference(&train, &test, 1, 0, &mut prng).is_err());
+    assert!(kl_reference(&train, &test, 1, KlDirection::TestModel, 0, &mut prng).is_err());
 }
