@@ -18,8 +18,9 @@ pub mod v1 {
 }
 
 /// Protocol version spoken by this build. Coordinator and worker refuse each other on mismatch.
-/// 2: checkpoints (`Job.resume`, `ChainEvent.checkpoint`); 3: batches of short chains (`RunBatch`).
-pub const PROTOCOL_VERSION: u32 = 3;
+/// 2: checkpoints (`Job.resume`, `ChainEvent.checkpoint`); 3: batches of short chains (`RunBatch`);
+/// 4: a batch's results several to a message (`ChainEvent.results`).
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
 /// coordinator requeues such a chain without counting an attempt.

@@ -28,7 +28,7 @@ use causeway_coordinator::experiment::{Plan, ProfileName, load, plan_from_str};
 use causeway_coordinator::runner::{RunOptions, Workers, run};
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
-    ChainEvent, ChainResult, HelloReply, HelloRequest, Job, JobBatch, chain_event,
+    ChainEvent, ChainResult, ChainResults, HelloReply, HelloRequest, Job, JobBatch, chain_event,
 };
 use causeway_worker::WorkerService;
 use tokio::sync::mpsc;
@@ -93,14 +93,26 @@ impl Worker for Simulated {
     async fn run_batch(&self, req: Request<JobBatch>) -> Result<Response<Events>, Status> {
         let batch = req.into_inner();
         let (tx, rx) = mpsc::channel(batch.jobs.len() + 1);
-        for mut job in batch.jobs {
+        // As the real worker sends them: several to a message (its answers are instant, so
+        // only the count limits a message).
+        let mut pending = Vec::new();
+        let n = batch.jobs.len();
+        for (k, mut job) in batch.jobs.into_iter().enumerate() {
             if let Some(set) = (job.observed_set as usize)
                 .checked_sub(1)
                 .and_then(|s| batch.observed_sets.get(s))
             {
                 job.observed = set.observed.clone();
             }
-            let _ = tx.send(result_event(self.answer(&job))).await;
+            pending.push(self.answer(&job));
+            if pending.len() == causeway_worker::RESULTS_PER_MESSAGE || k + 1 == n {
+                let results = std::mem::take(&mut pending);
+                let _ = tx
+                    .send(Ok(ChainEvent {
+                        event: Some(chain_event::Event::Results(ChainResults { results })),
+                    }))
+                    .await;
+            }
         }
         Ok(Response::new(ReceiverStream::new(rx)))
     }

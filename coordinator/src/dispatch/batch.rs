@@ -1,6 +1,7 @@
 //! Batches of short chains: a slot task that sees its chains finish in a fraction of an RPC's
 //! round trip sends the next ones in one `RunBatch` call, each (dataset, replicate) once, and
-//! settles each chain as its result arrives (the worker sends them in the batch's order).
+//! settles each chain as its result arrives (the worker sends them in the batch's order,
+//! several to a message).
 //!
 //! A slot starts with single chains (`RunChain`, with heartbeats, leases, checkpoints and
 //! resumes) and measures their wall time per chain, the RPC included; the next call carries
@@ -10,6 +11,7 @@
 //! chain of a convergence-driven round (it must end with a checkpoint). A batched chain's
 //! result is vetted and settled exactly like a single chain's; a failed call (lost lease,
 //! closed stream, an answer out of order) counts one attempt for each chain without a result.
+//! A batched chain's row is not marked `running` (see [`run`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,7 +28,6 @@ use super::{
     Outcome, RpcError, Shared, WireJob, WorkerHandle, lease_lost, read_to_end, rpc_error, settle,
     vet,
 };
-use crate::store::Event;
 
 /// The wall time a batch aims at: long enough that the RPC's own cost (≈ 0.1–0.5 ms) is a few
 /// percent of it, short enough that a lost worker costs little and the last chains spread.
@@ -145,16 +146,11 @@ pub(super) async fn run(
         Ok(Err(s)) => return fail_rest(w, shared, out, &jobs, rpc_error(s)).await,
         Ok(Ok(r)) => r.into_inner(),
     };
-    // The worker answered: it holds a slot for these chains.
-    for &(index, attempts) in &jobs {
-        let started = Event::Started {
-            index: index as usize,
-            attempt: attempts + 1,
-            worker: w.id.clone(),
-            resumed_from: None,
-        };
-        let _ = out.send(Outcome::Row(started)).await;
-    }
+    // The worker answered: it holds a slot for these chains. Their rows go from pending to
+    // done (or requeued, or failed) without a `running` row in between: a batch lasts about
+    // `BATCH_WALL`, and a row written per chain and undone a few milliseconds later cost more
+    // than the rest of a near-empty chain's bookkeeping. A coordinator that dies meanwhile finds
+    // them pending, as it would find them running: either way they run again.
     let mut next = 0;
     let mut keep = true;
     let error = loop {
@@ -162,37 +158,51 @@ pub(super) async fn run(
             read_to_end(&mut stream, lease).await;
             return keep;
         }
-        match within_lease(lease, stream.message()).await {
+        let results = match within_lease(lease, stream.message()).await {
             Err(_) => break lease_lost(lease),
-            Ok(Ok(Some(ev))) => {
-                let Some(chain_event::Event::Result(r)) = ev.event else {
-                    continue;
-                };
-                if r.job_id != ids[next] {
-                    break RpcError::Failed(format!(
-                        "the worker answered chain {:?} where {:?} was next in its batch",
-                        r.job_id, ids[next]
-                    ));
-                }
-                let (index, attempts) = jobs[next];
-                let outcome = vet(
-                    Ok(r),
-                    specs[next].as_ref(),
-                    false,
-                    shared,
-                    out,
-                    index as usize,
-                );
-                let outcome = outcome.await;
-                keep &= settle(w, shared, out, index, attempts, outcome, false).await;
-                next += 1;
-            }
+            Ok(Ok(Some(ev))) => match ev.event {
+                Some(chain_event::Event::Results(rs)) => rs.results,
+                Some(chain_event::Event::Result(r)) => vec![r],
+                _ => continue,
+            },
             Ok(Ok(None)) => {
                 break RpcError::Failed(
                     "worker closed the stream before sending every result of its batch".into(),
                 );
             }
             Ok(Err(s)) => break rpc_error(s),
+        };
+        let mut out_of_order = None;
+        for r in results {
+            let Some(expected) = ids.get(next) else {
+                out_of_order = Some(format!(
+                    "the worker answered chain {:?} after the last of its batch",
+                    r.job_id
+                ));
+                break;
+            };
+            if &r.job_id != expected {
+                out_of_order = Some(format!(
+                    "the worker answered chain {:?} where {expected:?} was next in its batch",
+                    r.job_id
+                ));
+                break;
+            }
+            let (index, attempts) = jobs[next];
+            let outcome = vet(
+                Ok(r),
+                specs[next].as_ref(),
+                false,
+                shared,
+                out,
+                index as usize,
+            );
+            let outcome = outcome.await;
+            keep &= settle(w, shared, out, index, attempts, outcome, false).await;
+            next += 1;
+        }
+        if let Some(e) = out_of_order {
+            break RpcError::Failed(e);
         }
     };
     fail_rest(w, shared, out, &jobs[next..], error).await

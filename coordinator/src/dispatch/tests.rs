@@ -114,23 +114,45 @@ async fn a_chain_is_started_only_once_the_worker_has_accepted_it() {
 }
 
 /// A worker whose chains finish at once (`ok`, empty rows): `run_batch` answers each job in
-/// order, and after `fail_after` results of a batch breaks the call, as a worker that dies
-/// mid-batch does. Counts its calls.
+/// order, `per_message` results to a message (1: the one-result `result` event), and after
+/// `fail_after` results of a batch breaks the call, as a worker that dies mid-batch does; with
+/// `swap`, it answers a batch's second and third jobs in each other's place. Counts its calls.
 #[derive(Clone)]
 struct InstantWorker {
     id: &'static str,
     fail_after: Option<usize>,
+    per_message: usize,
+    swap: bool,
     singles: Arc<AtomicUsize>,
     batches: Arc<AtomicUsize>,
 }
 
+fn ok_result(job_id: String) -> ChainResult {
+    ChainResult {
+        job_id,
+        ok: true,
+        ..Default::default()
+    }
+}
+
 fn instant_result(job_id: String) -> Result<ChainEvent, Status> {
     Ok(ChainEvent {
-        event: Some(chain_event::Event::Result(ChainResult {
-            job_id,
-            ok: true,
-            ..Default::default()
-        })),
+        event: Some(chain_event::Event::Result(ok_result(job_id))),
+    })
+}
+
+/// `ids`' results in one event: the one-result `result` event for one, `results` for more.
+fn results_event(ids: Vec<String>) -> Result<ChainEvent, Status> {
+    let mut results: Vec<ChainResult> = ids.into_iter().map(ok_result).collect();
+    if results.len() == 1 {
+        return Ok(ChainEvent {
+            event: results.pop().map(chain_event::Event::Result),
+        });
+    }
+    Ok(ChainEvent {
+        event: Some(chain_event::Event::Results(
+            causeway_proto::v1::ChainResults { results },
+        )),
     })
 }
 
@@ -163,14 +185,28 @@ impl Worker for InstantWorker {
         self.batches.fetch_add(1, Ordering::SeqCst);
         let batch = r.into_inner();
         let (tx, rx) = mpsc::channel(batch.jobs.len() + 1);
-        for (k, job) in batch.jobs.into_iter().enumerate() {
+        let mut ids: Vec<String> = batch.jobs.into_iter().map(|j| j.job_id).collect();
+        if self.swap && ids.len() > 2 {
+            ids.swap(1, 2);
+        }
+        let mut pending = Vec::new();
+        for (k, id) in ids.into_iter().enumerate() {
             if self.fail_after == Some(k) {
+                if !pending.is_empty() {
+                    let _ = tx.send(results_event(std::mem::take(&mut pending))).await;
+                }
                 let _ = tx
                     .send(Err(Status::unavailable("the host went away")))
                     .await;
-                break;
+                return Ok(Response::new(ReceiverStream::new(rx)));
             }
-            let _ = tx.send(instant_result(job.job_id)).await;
+            pending.push(id);
+            if pending.len() == self.per_message {
+                let _ = tx.send(results_event(std::mem::take(&mut pending))).await;
+            }
+        }
+        if !pending.is_empty() {
+            let _ = tx.send(results_event(pending)).await;
         }
         Ok(Response::new(ReceiverStream::new(rx)))
     }
@@ -192,6 +228,8 @@ fn instant(id: &'static str, fail_after: Option<usize>) -> InstantWorker {
     InstantWorker {
         id,
         fail_after,
+        per_message: 1,
+        swap: false,
         singles: Arc::new(AtomicUsize::new(0)),
         batches: Arc::new(AtomicUsize::new(0)),
     }
@@ -296,4 +334,51 @@ async fn a_worker_lost_mid_batch_loses_no_chain() {
         .iter()
         .any(|o| matches!(o, Outcome::Finished { attempts: 2, .. }));
     assert!(retried, "no requeued chain finished on its second attempt");
+}
+
+/// Results several to a message (as the worker sends them) settle each chain once, also when
+/// the worker breaks the call in the middle of a batch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_several_to_a_message_settle_each_chain_once() {
+    let grouped = InstantWorker {
+        per_message: 7,
+        ..instant("grouped", None)
+    };
+    let breaks = InstantWorker {
+        per_message: 5,
+        ..instant("grouped-dies", Some(12))
+    };
+    let batches = grouped.batches.clone();
+    let n = 3_000;
+    let all = dispatch_all(
+        vec![serve_instant(grouped).await, serve_instant(breaks).await],
+        n,
+    )
+    .await;
+    each_finished_once(&all, n);
+    assert!(batches.load(Ordering::SeqCst) > 0, "no batch");
+}
+
+/// A worker whose grouped answer puts a batch's chains out of order: the chains before the
+/// first one out of place are kept, the rest requeued with one attempt counted and finished on
+/// the other worker; none is stored under another chain's id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_answered_out_of_order_loses_no_chain() {
+    let bad = InstantWorker {
+        per_message: 4,
+        swap: true,
+        ..instant("swaps", None)
+    };
+    let good = instant("good", None);
+    let n = 2_000;
+    let all = dispatch_all(vec![serve_instant(bad).await, serve_instant(good).await], n).await;
+    each_finished_once(&all, n);
+    let requeued = all
+        .iter()
+        .filter(|o| matches!(o, Outcome::Row(Event::Requeued { attempts: 1, worker, .. }) if worker == "swaps"))
+        .count();
+    assert!(
+        requeued > 0,
+        "nothing was requeued from the out-of-order batch"
+    );
 }

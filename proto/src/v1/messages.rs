@@ -170,9 +170,15 @@ pub struct ChainResult {
     #[prost(double, repeated, tag = "12")]
     pub stats: ::prost::alloc::vec::Vec<f64>,
 }
+/// Consecutive results of a RunBatch stream, in the batch's order.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ChainResults {
+    #[prost(message, repeated, tag = "1")]
+    pub results: ::prost::alloc::vec::Vec<ChainResult>,
+}
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ChainEvent {
-    #[prost(oneof = "chain_event::Event", tags = "1, 2, 3")]
+    #[prost(oneof = "chain_event::Event", tags = "1, 2, 3, 4")]
     pub event: ::core::option::Option<chain_event::Event>,
 }
 /// Nested message and enum types in `ChainEvent`.
@@ -185,6 +191,8 @@ pub mod chain_event {
         Result(super::ChainResult),
         #[prost(message, tag = "3")]
         Checkpoint(super::ChainCheckpoint),
+        #[prost(message, tag = "4")]
+        Results(super::ChainResults),
     }
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

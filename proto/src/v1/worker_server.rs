@@ -34,7 +34,9 @@ pub mod worker_server {
             + std::marker::Send
             + 'static;
         /// Run many short chains, one after another on one slot: a stream of progress events (`done`
-        /// counts the batch's finished chains) and one ChainResult per job, in the batch's order. The
+        /// counts the batch's finished chains) and one ChainResult per job, in the batch's order,
+        /// several to a message (`results`: the worker sends what has finished every few
+        /// milliseconds, or every 64 results, so that a message's cost is shared). The
         /// coordinator batches chains that take a fraction of an RPC's round trip; a chain sent in a
         /// batch neither resumes from nor sends checkpoints.
         async fn run_batch(

@@ -1,16 +1,26 @@
 //! A batch of short chains on one slot (`RunBatch`): each observed set converted once, the
-//! chains run one after another in the batch's order, and each result sent as it comes. A
+//! chains run one after another in the batch's order, and their results sent several to a
+//! message ([`RESULTS_PER_MESSAGE`], [`RESULT_DELAY`]), so that a message's cost (its HTTP/2
+//! frame, the channel hop, the coordinator's wake-up) is shared. A
 //! batched chain sends no checkpoints and cannot resume from one: batches are for chains that
 //! take a fraction of an RPC's round trip, where a checkpoint would cost more than a rerun.
 
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use causeway_papers::{CheckpointEvery, Dataset};
-use causeway_proto::v1::{ChainEvent, ChainResult, JobBatch, chain_event};
+use causeway_proto::v1::{ChainEvent, ChainResult, ChainResults, JobBatch, chain_event};
 use tokio::sync::mpsc;
 use tonic::Status;
 
 use crate::{Heartbeat, dataset_from_wire, execute_on, failed_result};
+
+/// The most results in one message of a `RunBatch` stream.
+pub const RESULTS_PER_MESSAGE: usize = 64;
+
+/// A finished chain's result is sent with the first chain that finishes this long or more after
+/// it (or with the batch's last): a result waits at most this plus the next chain's run time.
+pub(crate) const RESULT_DELAY: Duration = Duration::from_millis(2);
 
 /// Run `batch` to its end, or until the coordinator closes the stream (`beat.cancel`): the
 /// chain then running stops between two iterations and the rest are not started (the
@@ -21,6 +31,17 @@ pub(crate) fn run(
     worker_id: &str,
     tx: &mpsc::Sender<Result<ChainEvent, Status>>,
     beat: &Heartbeat,
+) {
+    run_grouped(batch, worker_id, tx, beat, RESULT_DELAY);
+}
+
+/// [`run`], a result waiting at most `delay` (and the next chain) for others to join it.
+fn run_grouped(
+    batch: JobBatch,
+    worker_id: &str,
+    tx: &mpsc::Sender<Result<ChainEvent, Status>>,
+    beat: &Heartbeat,
+    delay: Duration,
 ) {
     let sets: Vec<Result<Dataset, String>> = batch
         .observed_sets
@@ -33,6 +54,9 @@ pub(crate) fn run(
         seconds: None,
         at_end: false,
     };
+    let mut pending: Vec<ChainResult> = Vec::new();
+    let mut since = Instant::now();
+    let n = batch.jobs.len();
     for (k, mut job) in batch.jobs.into_iter().enumerate() {
         if beat.cancel.load(Ordering::Relaxed) {
             return;
@@ -71,11 +95,20 @@ pub(crate) fn run(
             }
         };
         beat.done.store(k as u64 + 1, Ordering::Relaxed);
-        let ev = ChainEvent {
-            event: Some(chain_event::Event::Result(result)),
-        };
-        if tx.blocking_send(Ok(ev)).is_err() {
-            return;
+        if pending.is_empty() {
+            since = Instant::now();
+        }
+        pending.push(result);
+        let due = pending.len() >= RESULTS_PER_MESSAGE || since.elapsed() >= delay;
+        if due || k + 1 == n {
+            let ev = ChainEvent {
+                event: Some(chain_event::Event::Results(ChainResults {
+                    results: std::mem::take(&mut pending),
+                })),
+            };
+            if tx.blocking_send(Ok(ev)).is_err() {
+                return;
+            }
         }
     }
 }
@@ -117,21 +150,49 @@ mod tests {
         }]
     }
 
-    /// Runs `batch` as the RPC would; returns its results in the order sent.
-    async fn results(batch: JobBatch) -> Vec<ChainResult> {
+    /// Runs `batch` as the RPC would, results waiting up to `delay`; returns the results of
+    /// each message, in the order sent.
+    async fn messages(batch: JobBatch, delay: Duration) -> Vec<Vec<ChainResult>> {
         let (tx, mut rx) = mpsc::channel(64);
         let beat = Heartbeat::start(&tx, Duration::from_secs(1));
         tokio::task::spawn_blocking(move || {
-            run(batch, "w", &tx, &beat);
+            run_grouped(batch, "w", &tx, &beat, delay);
             beat.finish();
         });
         let mut out = Vec::new();
         while let Some(Ok(ev)) = rx.recv().await {
-            if let Some(chain_event::Event::Result(r)) = ev.event {
-                out.push(r);
+            match ev.event {
+                Some(chain_event::Event::Results(rs)) => out.push(rs.results),
+                Some(chain_event::Event::Result(r)) => out.push(vec![r]),
+                _ => {}
             }
         }
         out
+    }
+
+    /// Runs `batch` as the RPC does; returns its results in the order sent.
+    async fn results(batch: JobBatch) -> Vec<ChainResult> {
+        messages(batch, RESULT_DELAY).await.concat()
+    }
+
+    /// Results go at most [`RESULTS_PER_MESSAGE`] to a message, in the batch's order; with no
+    /// time limit, every message but the last is full, and with none of waiting each goes alone.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn results_travel_several_to_a_message_in_order() {
+        let n = 2 * RESULTS_PER_MESSAGE + 3;
+        let batch = || JobBatch {
+            protocol_version: PROTOCOL_VERSION,
+            jobs: (0..n as u64).map(|k| job(k, 1)).collect(),
+            observed_sets: vec![ObservedSet { observed: x() }],
+        };
+        let full = messages(batch(), Duration::MAX).await;
+        let sizes: Vec<usize> = full.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [RESULTS_PER_MESSAGE, RESULTS_PER_MESSAGE, 3]);
+        let ids: Vec<String> = full.concat().into_iter().map(|r| r.job_id).collect();
+        let expected: Vec<String> = (0..n).map(|k| format!("j{k}")).collect();
+        assert_eq!(ids, expected);
+        let alone = messages(batch(), Duration::ZERO).await;
+        assert_eq!(alone.len(), n);
     }
 
     /// Each chain of a batch (its data sent once, or inline) is the chain run alone, bit for

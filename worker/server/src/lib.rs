@@ -43,6 +43,8 @@ pub mod node;
 pub mod process;
 pub mod wire;
 
+pub use batch::RESULTS_PER_MESSAGE;
+
 /// Default interval between two `Progress` events of a running chain (its heartbeat).
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(1);
 
