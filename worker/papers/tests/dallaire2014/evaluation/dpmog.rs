@@ -363,16 +363,7 @@ fn dallaire2014_dpmog_geyser_beats_independence() {
     let kl: Vec<f64> = kept.iter().map(|r| r[0]).collect();
     let kp: Vec<f64> = kept.iter().map(|r| r[1]).collect();
     let (m, sd2) = mean_2sd(&kl);
-    let mut prng = chain_rng(17, 4, 0, 0);
-    let r = causeway_papers::dallaire2014::evaluation::kl_reference(
-        &x,
-        &test,
-        1,
-        causeway_papers::dallaire2014::params::KlDirection::TestModel,
-        20,
-        &mut prng,
-    )
-    .unwrap();
+    let r = reference(&x, &test, 4);
     println!(
         "geyser DPMoG: KL {m:.4} ± {sd2:.4} over {} samples (paper 0.077 ± 0.120); K+ mean {:.2}; kl_independent {:.4}",
         kl.len(),
@@ -407,16 +398,7 @@ fn dallaire2014_dpmog_abalone_beats_independence() {
     let kl: Vec<f64> = kept.iter().map(|r| r[0]).collect();
     let kp: Vec<f64> = kept.iter().map(|r| r[1]).collect();
     let (m, sd2) = mean_2sd(&kl);
-    let mut prng = chain_rng(17, 6, 0, 0);
-    let r = causeway_papers::dallaire2014::evaluation::kl_reference(
-        &x,
-        &test,
-        1,
-        causeway_papers::dallaire2014::params::KlDirection::TestModel,
-        20,
-        &mut prng,
-    )
-    .unwrap();
+    let r = reference(&x, &test, 6);
     println!(
         "abalone DPMoG: KL {m:.4} ± {sd2:.4} over {} samples (paper 4.760 ± 0.220); K+ mean {:.2}; \
          kl_independent {:.4}; chain {secs:.1} s",
@@ -425,4 +407,22 @@ fn dallaire2014_dpmog_abalone_beats_independence() {
         r.kl_independent
     );
     assert!(m < r.kl_independent);
+}
+
+/// The reference rows of `x` against `test` (k = 1, D̂(test ‖ ·), 20 permutations), drawn from
+/// stream `stream` of seed 17.
+fn reference(
+    x: &Matrix,
+    test: &Matrix,
+    stream: u64,
+) -> causeway_papers::dallaire2014::evaluation::KlReference {
+    causeway_papers::dallaire2014::evaluation::kl_reference(
+        x,
+        test,
+        1,
+        causeway_papers::dallaire2014::params::KlDirection::TestModel,
+        20,
+        &mut chain_rng(17, stream, 0, 0),
+    )
+    .unwrap()
 }
