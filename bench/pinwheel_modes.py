@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Per-chain means of a paper-004 run (`experiments/dallaire2014/pinwheel_modes.yaml`), and how
+many chains reached each mode.
+
+Usage: python3 bench/pinwheel_modes.py RUN_DIR [BURN_IN] [THRESHOLD]
+
+Reads the run's `chains/shard-*.trace.parquet` (pyarrow), keeps each chain's draws after
+BURN_IN (default: the run's own, from `experiment.yaml`'s `run.burn_in`), and prints per chain
+the mean KL, the mean KL over the last quarter of those draws (a chain still moving shows
+there), hidden units (all units less the D = 2 observed ones) and edges, then how many chains'
+mean KL, and how many chains' last-quarter KL, lies below THRESHOLD (default 0.7: at the
+paper's length the pinwheel's chains sit near 0.35 or near 1.1).
+"""
+import glob
+import os
+import re
+import sys
+
+import pyarrow.parquet as pq
+
+D_OBSERVED = 2
+
+
+def burn_in_of(run_dir):
+    text = open(os.path.join(run_dir, "experiment.yaml")).read()
+    m = re.search(r"burn_in:\s*([0-9.]+)", text)
+    return float(m.group(1)) if m else 0.0
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    run_dir = sys.argv[1]
+    burn_in = float(sys.argv[2]) if len(sys.argv) > 2 else burn_in_of(run_dir)
+    threshold = float(sys.argv[3]) if len(sys.argv) > 3 else 0.7
+    rows = {}
+    for f in sorted(glob.glob(os.path.join(run_dir, "chains", "shard-*.trace.parquet"))):
+        t = pq.read_table(f, columns=["job_id", "iteration", "kl", "n_units", "n_edges"]).to_pydict()
+        for j, it, kl, u, e in zip(t["job_id"], t["iteration"], t["kl"], t["n_units"], t["n_edges"]):
+            if it > burn_in and kl is not None:
+                rows.setdefault(j, []).append((kl, u - D_OBSERVED, e))
+    if not rows:
+        sys.exit(f"{run_dir}: no finished chain with draws after iteration {burn_in:g}")
+    print(f"{'chain':<22} {'draws':>5} {'KL':>7} {'KL, last 1/4':>12} {'hidden units':>12} {'edges':>7}")
+    good = good_tail = 0
+    for j in sorted(rows):
+        r = rows[j]
+        n = len(r)
+        kl, u, e = (sum(x[i] for x in r) / n for i in range(3))
+        tail = r[n - max(1, n // 4):]
+        kl_tail = sum(x[0] for x in tail) / len(tail)
+        good += kl < threshold
+        good_tail += kl_tail < threshold
+        print(f"{j:<22} {n:>5} {kl:>7.3f} {kl_tail:>12.3f} {u:>12.1f} {e:>7.1f}")
+    print(f"{good} of {len(rows)} chains below KL {threshold:g} after iteration {burn_in:g}, "
+          f"{good_tail} in the last quarter of their draws")
+
+
+if __name__ == "__main__":
+    main()
