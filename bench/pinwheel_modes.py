@@ -5,15 +5,16 @@ many chains reached each mode.
 Usage: python3 bench/pinwheel_modes.py RUN_DIR [BURN_IN] [THRESHOLD]
 
 Reads the run's `chains/shard-*.trace.parquet` (pyarrow), keeps each chain's draws after
-BURN_IN (default: the run's own, from `experiment.yaml`'s `run.burn_in`), and prints per chain
+BURN_IN (default: the run's own, its profile's `run.burn_in` as `manifest.json` records it),
+and prints per chain
 the mean KL, the mean KL over the last quarter of those draws (a chain still moving shows
 there), hidden units (all units less the D = 2 observed ones) and edges, then how many chains'
 mean KL, and how many chains' last-quarter KL, lies below THRESHOLD (default 0.7: at the
 paper's length the pinwheel's chains sit near 0.35 or near 1.1).
 """
 import glob
+import json
 import os
-import re
 import sys
 
 import pyarrow.parquet as pq
@@ -22,9 +23,11 @@ D_OBSERVED = 2
 
 
 def burn_in_of(run_dir):
-    text = open(os.path.join(run_dir, "experiment.yaml")).read()
-    m = re.search(r"burn_in:\s*([0-9.]+)", text)
-    return float(m.group(1)) if m else 0.0
+    """The run's burn-in in iterations (one cell; a fraction of the iterations is resolved)."""
+    with open(os.path.join(run_dir, "manifest.json")) as f:
+        run = json.load(f)["cells"][0]["run"]
+    b = float(run["burn_in"])
+    return b * run["iterations"] if b < 1 else b
 
 
 def main():
