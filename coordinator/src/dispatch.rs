@@ -12,6 +12,9 @@
 //!   the chain on a live worker), the job is requeued with one more attempt, and that task
 //!   stops, so the retry lands elsewhere;
 //! - the worker is draining (`UNAVAILABLE: draining`): requeued without counting an attempt;
+//! - the worker does not keep the observed data the call named by its key (`FAILED_PRECONDITION:
+//!   observed data not kept`: it restarted, or evicted them): requeued without counting an
+//!   attempt, the next call to that worker carrying the data;
 //! - the model failed (`ok = false`): requeued with one more attempt.
 //!
 //! After `max_attempts` a job is reported failed with its last reason. A chain's result depends
@@ -29,7 +32,7 @@
 //! checkpoint, or the chain broke after it) drops its checkpoint and runs again from iteration
 //! 1, without counting an attempt: a checkpoint can cost time, never a chain.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -37,7 +40,7 @@ use std::time::Duration;
 use causeway_papers::RunSpec;
 use causeway_proto::v1::worker_client::WorkerClient;
 use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, Matrix, chain_event};
-use causeway_proto::{CHECKPOINT_REFUSED, PROTOCOL_VERSION};
+use causeway_proto::{CHECKPOINT_REFUSED, NOT_CACHED, PROTOCOL_VERSION};
 use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
 use tokio::task::JoinSet;
@@ -62,6 +65,24 @@ pub struct WorkerHandle {
     /// Slot tasks of this worker still taking work (starts at `slots`; 0: the worker is gone
     /// for this run).
     pub live_slots: Arc<AtomicUsize>,
+    /// The keys of the observed data this worker keeps: sent to it in a call it answered.
+    pub kept: Arc<std::sync::Mutex<HashSet<Arc<str>>>>,
+}
+
+impl WorkerHandle {
+    /// Whether the worker keeps the observed data of `key` (so a call names the key alone).
+    fn keeps(&self, key: &str) -> bool {
+        !key.is_empty() && self.kept.lock().is_ok_and(|k| k.contains(key))
+    }
+
+    /// The worker answered a call that carried the data of `key`: it keeps them now.
+    fn now_keeps(&self, key: &Arc<str>) {
+        if !key.is_empty()
+            && let Ok(mut k) = self.kept.lock()
+        {
+            k.insert(key.clone());
+        }
+    }
 }
 
 /// Connect to `addr` (`host:port` or a URL) and check the protocol version (local mode: no
@@ -103,6 +124,7 @@ pub async fn connect_secure(addr: &str, security: &Security) -> anyhow::Result<W
         code_version: hello.code_version,
         client,
         live_slots: Arc::new(AtomicUsize::new(slots as usize)),
+        kept: Arc::default(),
     })
 }
 
@@ -114,11 +136,42 @@ pub const MAX_WORKER_SLOTS: u32 = 4096;
 pub type JobBuilder = Arc<dyn Fn(usize) -> WireJob + Send + Sync>;
 
 /// A chain as it goes to a worker: its `Job` with `observed` empty, and its observed data,
-/// shared by every chain of the same (dataset, replicate) (a batch sends each set once).
+/// shared by every chain of the same (dataset, replicate) (a batch sends each set once, and a
+/// worker that keeps them gets their key alone).
 #[derive(Clone, Debug, Default)]
 pub struct WireJob {
     pub job: Job,
-    pub observed: Arc<Vec<Matrix>>,
+    pub observed: Observed,
+}
+
+/// A (dataset, replicate)'s observed data as shipped: the wire matrices, and their content key,
+/// under which a worker keeps them (`Job.observed_key`): the xxh3-128 digest of the matrices'
+/// protobuf encoding, 32 hex digits; empty for no data.
+#[derive(Clone, Debug, Default)]
+pub struct Observed {
+    pub matrices: Arc<Vec<Matrix>>,
+    pub key: Arc<str>,
+}
+
+impl Observed {
+    /// `matrices` and their key.
+    pub fn new(matrices: Vec<Matrix>) -> Observed {
+        use prost::Message as _;
+        let key = if matrices.is_empty() {
+            String::new()
+        } else {
+            let mut bytes = Vec::new();
+            for m in &matrices {
+                bytes.extend(m.encode_length_delimited_to_vec());
+            }
+            let d = causeway_results::rundir::digest::digest(&bytes);
+            format!("{:032x}", u128::from_le_bytes(d))
+        };
+        Observed {
+            matrices: Arc::new(matrices),
+            key: key.into(),
+        }
+    }
 }
 
 /// What happened to a job.
@@ -312,17 +365,25 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
         let started = std::time::Instant::now();
         let jobs = batch::take_more(&shared, first, pace.size()).await;
         let n = jobs.len();
+        let mut work = Some(0.0);
         let keep = if n == 1 {
             let (index, attempts) = jobs[0];
-            let (keep, batchable) = run_single(&mut w, &shared, &out, index, attempts).await;
+            let (keep, batchable) =
+                run_single(&mut w, &shared, &out, index, attempts, &mut work).await;
             if !batchable {
                 pace.never();
             }
             keep
         } else {
-            batch::run(&mut w, &shared, &out, jobs).await
+            batch::run(&mut w, &shared, &out, jobs, &mut work).await
         };
-        pace.observe(started.elapsed(), n);
+        // The workers' own seconds, not the call's wall time: under load that is mostly the
+        // wait for this coordinator, and would keep short chains from ever being batched.
+        pace.observe(
+            work.filter(|&s| s > 0.0)
+                .map_or_else(|| started.elapsed(), Duration::from_secs_f64),
+            n,
+        );
         if !keep {
             // This worker failed an RPC or is draining: stop giving it work, so the retry goes
             // elsewhere. A worker that is still alive registers again and gets new slots.
@@ -346,19 +407,25 @@ impl Drop for SlotCount {
 }
 
 /// Run chain `index` alone (`RunChain`: heartbeats, leases, checkpoints and resumes), and
-/// settle its outcome. Returns whether this worker keeps its slot, and whether the chain could
-/// have gone in a batch (it neither resumed nor must end with a checkpoint).
+/// settle its outcome; its sampling seconds are added to `work` ([`add_work`]). Returns whether
+/// this worker keeps its slot, and whether the chain could have gone in a batch (it neither
+/// resumed nor must end with a checkpoint).
 async fn run_single(
     w: &mut WorkerHandle,
     shared: &Arc<Shared>,
     out: &mpsc::Sender<Outcome>,
     index: u32,
     attempts: u32,
+    work: &mut Option<f64>,
 ) -> (bool, bool) {
     let i = index as usize;
     let attempt = attempts + 1;
     let WireJob { mut job, observed } = (shared.build)(i);
-    job.observed = observed.as_ref().clone();
+    let carried = !w.keeps(&observed.key);
+    if carried {
+        job.observed = observed.matrices.as_ref().clone();
+    }
+    job.observed_key = observed.key.to_string();
     job.checkpoint_iterations = shared.opts.checkpoint_iterations.unwrap_or(0);
     job.checkpoint_seconds = shared.opts.checkpoint_seconds.unwrap_or(0.0);
     let batchable = !job.checkpoint_at_end;
@@ -426,9 +493,23 @@ async fn run_single(
         },
     )
     .await;
+    // A result means the worker took the call, and kept its data.
+    if carried && outcome.is_ok() {
+        w.now_keeps(&observed.key);
+    }
+    add_work(work, outcome.as_ref().ok());
     let outcome = vet(outcome, spec.as_ref(), resumed, shared, out, i).await;
     let keep = settle(w, shared, out, index, attempts, outcome, true).await;
     (keep, batchable && !resumed)
+}
+
+/// Add a result's sampling seconds (its last `elapsed_seconds`) to `work`, which becomes
+/// `None` (unknown) for a call without a result or a result without them.
+fn add_work(work: &mut Option<f64>, result: Option<&ChainResult>) {
+    *work = match (*work, result.and_then(|r| r.elapsed_seconds.last())) {
+        (Some(w), Some(&s)) if s.is_finite() && s >= 0.0 => Some(w + s),
+        _ => None,
+    };
 }
 
 /// Act on chain `index`'s outcome (attempt `attempts + 1`): a finished chain is handed on once
@@ -473,6 +554,18 @@ async fn settle(
             result.retryable,
         ),
         Err(RpcError::Draining) => ("worker is draining".to_string(), false, false, true),
+        Err(RpcError::NotCached) => {
+            // It restarted or evicted them: every key is sent again.
+            if let Ok(mut k) = w.kept.lock() {
+                k.clear();
+            }
+            (
+                "the worker no longer keeps the observed data".to_string(),
+                false,
+                true,
+                true,
+            )
+        }
         Err(RpcError::Restart) => (
             "its checkpoint was dropped: it runs from iteration 1".to_string(),
             false,
@@ -560,6 +653,9 @@ async fn drop_checkpoint(shared: &Shared, out: &mpsc::Sender<Outcome>, index: us
 enum RpcError {
     /// The worker refused the chain because it is draining (not counted as an attempt).
     Draining,
+    /// The worker does not keep the observed data the call named (not counted; the data go
+    /// with the next call).
+    NotCached,
     /// The chain's checkpoint was dropped; it runs again from iteration 1 (not counted).
     Restart,
     Failed(String),
@@ -568,6 +664,8 @@ enum RpcError {
 fn rpc_error(s: tonic::Status) -> RpcError {
     if s.code() == tonic::Code::Unavailable && s.message() == causeway_proto::DRAINING {
         RpcError::Draining
+    } else if s.code() == tonic::Code::FailedPrecondition && s.message().starts_with(NOT_CACHED) {
+        RpcError::NotCached
     } else {
         RpcError::Failed(format!("{}: {}", s.code(), s.message()))
     }

@@ -23,7 +23,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use prost::Message;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::dispatch::{self, DispatchOptions, JobBuilder, Outcome, WireJob, WorkerHandle};
+use crate::dispatch::{
+    self, DispatchOptions, JobBuilder, Observed, Outcome, WireJob, WorkerHandle,
+};
 use crate::eta::CostEstimate;
 use crate::experiment::Plan;
 use crate::membership::{self, CoordinatorService};
@@ -166,7 +168,7 @@ fn job_builder(
         params_json: String,
         run_json: String,
         /// Observed data per replicate.
-        observed: Vec<Arc<Vec<causeway_proto::v1::Matrix>>>,
+        observed: Vec<Observed>,
     }
     let mut cells = Vec::with_capacity(plan.manifest.cells.len());
     for cell in &plan.manifest.cells {
@@ -204,6 +206,7 @@ fn job_builder(
             // Sent once per chain or once per batch (see `dispatch`).
             observed: Vec::new(),
             observed_set: 0,
+            observed_key: String::new(),
             // Set per dispatch (see `dispatch::slot_loop`).
             resume: None,
             checkpoint_iterations: 0,
@@ -345,7 +348,7 @@ pub fn lock_run_dir(out: &Path) -> anyhow::Result<std::fs::File> {
 }
 
 /// The observed matrices of every (dataset, replicate), as shipped to workers.
-type Shipped = HashMap<(String, u64), Arc<Vec<causeway_proto::v1::Matrix>>>;
+type Shipped = HashMap<(String, u64), Observed>;
 
 /// Datasets: built once per (dataset, replicate) on the coordinator from the dataset's own
 /// stream, stored under `datasets/`, and kept in wire form for the jobs.
@@ -378,7 +381,7 @@ fn build_datasets(plan: &Plan, model: &dyn Model, rd: &RunDir) -> anyhow::Result
             rd.write_dataset(&cell.dataset_id, r, &data)?;
             shipped.insert(
                 k,
-                Arc::new(data.observed.iter().map(matrix_to_wire).collect()),
+                Observed::new(data.observed.iter().map(matrix_to_wire).collect()),
             );
         }
     }

@@ -19,12 +19,18 @@ pub mod v1 {
 
 /// Protocol version spoken by this build. Coordinator and worker refuse each other on mismatch.
 /// 2: checkpoints (`Job.resume`, `ChainEvent.checkpoint`); 3: batches of short chains (`RunBatch`);
-/// 4: a batch's results several to a message (`ChainEvent.results`).
-pub const PROTOCOL_VERSION: u32 = 4;
+/// 4: a batch's results several to a message (`ChainEvent.results`); 5: observed data kept by
+/// the worker under a content key (`Job.observed_key`, `ObservedSet.key`).
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The message of the `UNAVAILABLE` status a draining worker answers `RunChain` with. A
 /// coordinator requeues such a chain without counting an attempt.
 pub const DRAINING: &str = "draining";
+
+/// The start of the `FAILED_PRECONDITION` message of a worker asked to use observed data it
+/// does not keep (restarted, or evicted): nothing ran, and a coordinator sends the call again
+/// with the data, without counting an attempt.
+pub const NOT_CACHED: &str = "observed data not kept";
 
 /// The start of a failed `ChainResult`'s error when the worker could not resume the chain from
 /// the checkpoint it was given (another code version, a state its sampler refuses, a malformed

@@ -26,9 +26,11 @@ use std::time::Instant;
 
 use causeway_coordinator::experiment::{Plan, ProfileName, load, plan_from_str};
 use causeway_coordinator::runner::{RunOptions, Workers, run};
+use causeway_proto::NOT_CACHED;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
-    ChainEvent, ChainResult, ChainResults, HelloReply, HelloRequest, Job, JobBatch, chain_event,
+    ChainEvent, ChainResult, ChainResults, HelloReply, HelloRequest, Job, JobBatch, Matrix,
+    chain_event,
 };
 use causeway_worker::WorkerService;
 use tokio::sync::mpsc;
@@ -43,9 +45,25 @@ type Shape = (String, String, Vec<(u64, u64)>);
 struct Simulated {
     real: WorkerService,
     results: Mutex<HashMap<Shape, ChainResult>>,
+    /// Observed data kept by key, as a real worker keeps them (`Job.observed_key`).
+    kept: Mutex<HashMap<String, Vec<Matrix>>>,
 }
 
 impl Simulated {
+    /// The data sent as (`key`, `observed`), kept under `key`, or those kept under it.
+    fn observed(&self, key: &str, observed: Vec<Matrix>) -> Result<Vec<Matrix>, Status> {
+        let mut kept = self.kept.lock().expect("kept");
+        if !observed.is_empty() || key.is_empty() {
+            if !key.is_empty() {
+                kept.insert(key.to_string(), observed.clone());
+            }
+            return Ok(observed);
+        }
+        kept.get(key)
+            .cloned()
+            .ok_or_else(|| Status::failed_precondition(format!("{NOT_CACHED}: {key}")))
+    }
+
     /// Job `job`'s answer (its observed data inline): the real result of the first chain of its
     /// shape, under its own job id.
     fn answer(&self, job: &Job) -> ChainResult {
@@ -83,8 +101,10 @@ impl Worker for Simulated {
     type RunChainStream = Events;
 
     async fn run_chain(&self, req: Request<Job>) -> Result<Response<Events>, Status> {
+        let mut job = req.into_inner();
+        job.observed = self.observed(&job.observed_key, std::mem::take(&mut job.observed))?;
         let (tx, rx) = mpsc::channel(1);
-        let _ = tx.send(result_event(self.answer(&req.into_inner()))).await;
+        let _ = tx.send(result_event(self.answer(&job))).await;
         Ok(Response::new(ReceiverStream::new(rx)))
     }
 
@@ -92,6 +112,11 @@ impl Worker for Simulated {
 
     async fn run_batch(&self, req: Request<JobBatch>) -> Result<Response<Events>, Status> {
         let batch = req.into_inner();
+        let sets = batch
+            .observed_sets
+            .into_iter()
+            .map(|s| self.observed(&s.key, s.observed))
+            .collect::<Result<Vec<_>, Status>>()?;
         let (tx, rx) = mpsc::channel(batch.jobs.len() + 1);
         // As the real worker sends them: several to a message (its answers are instant, so
         // only the count limits a message).
@@ -100,9 +125,9 @@ impl Worker for Simulated {
         for (k, mut job) in batch.jobs.into_iter().enumerate() {
             if let Some(set) = (job.observed_set as usize)
                 .checked_sub(1)
-                .and_then(|s| batch.observed_sets.get(s))
+                .and_then(|s| sets.get(s))
             {
-                job.observed = set.observed.clone();
+                job.observed = set.clone();
             }
             pending.push(self.answer(&job));
             if pending.len() == causeway_worker::RESULTS_PER_MESSAGE || k + 1 == n {
@@ -130,6 +155,7 @@ fn serve_child(slots: u32) {
         let sim = Simulated {
             real: WorkerService::new(format!("sim-{}", std::process::id()), slots),
             results: Mutex::new(HashMap::new()),
+            kept: Mutex::new(HashMap::new()),
         };
         let stdin_closed = async {
             let _ = tokio::task::spawn_blocking(|| std::io::stdin().lines().count()).await;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use causeway_coordinator::experiment::{ProfileName, plan_from_str};
+use causeway_coordinator::experiment::{Plan, ProfileName, plan_from_str};
 use causeway_coordinator::runner::{RunOptions, Workers, run, start_local_workers};
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{ChainEvent, HelloReply, HelloRequest, Job, JobBatch};
@@ -50,6 +50,33 @@ fn opts(out: &Path, workers: Workers) -> RunOptions {
     RunOptions::new(out, workers)
 }
 
+/// The quick profile of experiment `yaml`.
+fn quick(yaml: &str) -> Plan {
+    plan_from_str(
+        Path::new("e2e.yaml"),
+        yaml,
+        ProfileName::Quick,
+        Some(Path::new(".")),
+    )
+    .expect("valid YAML")
+}
+
+/// Serve `worker` on a loopback port; returns its address.
+async fn serve<W: Worker>(worker: W) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    tokio::spawn(async move {
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        let _ = tonic::transport::Server::builder()
+            .add_service(WorkerServer::new(worker))
+            .serve_with_incoming(incoming)
+            .await;
+    });
+    addr
+}
+
 /// A worker that greets properly and then fails every chain RPC, as a dying host would.
 struct Flaky;
 
@@ -79,13 +106,7 @@ impl Worker for Flaky {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn same_bytes_on_one_three_and_flaky_workers() {
-    let plan = plan_from_str(
-        Path::new("e2e.yaml"),
-        YAML,
-        ProfileName::Quick,
-        Some(Path::new(".")),
-    )
-    .expect("valid YAML");
+    let plan = quick(YAML);
     assert_eq!(plan.manifest.cells.len(), 4);
     let tmp = tempfile::tempdir().expect("tempdir");
     let (a, b, c) = (
@@ -105,17 +126,7 @@ async fn same_bytes_on_one_three_and_flaky_workers() {
     assert_eq!(s3.ok, 16);
 
     // A flaky remote worker beside a good one: every chain it drops is retried elsewhere.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let flaky_addr = listener.local_addr().expect("addr").to_string();
-    tokio::spawn(async move {
-        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-        let _ = tonic::transport::Server::builder()
-            .add_service(WorkerServer::new(Flaky))
-            .serve_with_incoming(incoming)
-            .await;
-    });
+    let flaky_addr = serve(Flaky).await;
     let (good, _stops) = start_local_workers(1).await.expect("local worker");
     let sf = run(
         &plan,
@@ -176,13 +187,7 @@ monitor: [kl]
 report: [dallaire2014.table1, dallaire2014.table2]
 profiles: {quick: {}, paper: {}}
 "#;
-    let plan = plan_from_str(
-        Path::new("e2e.yaml"),
-        D14,
-        ProfileName::Quick,
-        Some(Path::new(".")),
-    )
-    .expect("valid YAML");
+    let plan = quick(D14);
     let tmp = tempfile::tempdir().expect("tempdir");
     let (a, b) = (tmp.path().join("one"), tmp.path().join("three"));
     let s1 = run(&plan, &opts(&a, Workers::Local(1)))
@@ -230,4 +235,80 @@ profiles: {quick: {}, paper: {}}
         std::fs::read_to_string(a.join("tables/table1_kl.csv")).expect("rebuilt"),
         table
     );
+}
+
+/// A real worker that keeps a single dataset (the newest) between calls, and counts the calls it
+/// answers with `FAILED_PRECONDITION: observed data not kept`.
+struct Forgetful {
+    real: causeway_worker::WorkerService,
+    not_kept: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Forgetful {
+    fn count<T>(&self, r: Result<T, Status>) -> Result<T, Status> {
+        if let Err(s) = &r
+            && s.code() == tonic::Code::FailedPrecondition
+            && s.message().starts_with(causeway_proto::NOT_CACHED)
+        {
+            self.not_kept
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        r
+    }
+}
+
+#[tonic::async_trait]
+impl Worker for Forgetful {
+    async fn hello(&self, r: Request<HelloRequest>) -> Result<Response<HelloReply>, Status> {
+        self.real.hello(r).await
+    }
+    type RunChainStream = <causeway_worker::WorkerService as Worker>::RunChainStream;
+    async fn run_chain(&self, r: Request<Job>) -> Result<Response<Self::RunChainStream>, Status> {
+        let answer = self.real.run_chain(r).await;
+        self.count(answer)
+    }
+    type RunBatchStream = <causeway_worker::WorkerService as Worker>::RunBatchStream;
+    async fn run_batch(
+        &self,
+        r: Request<JobBatch>,
+    ) -> Result<Response<Self::RunBatchStream>, Status> {
+        let answer = self.real.run_batch(r).await;
+        self.count(answer)
+    }
+}
+
+/// A worker keeps a chain's observed data under their content key, and the coordinator then
+/// sends the key alone; a worker that no longer keeps them (restarted, or evicted them) is sent
+/// them again, without an attempt counted: the same bytes as a run on a local worker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_forgets_observed_data_is_sent_them_again() {
+    let plan = quick(YAML);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (tmp.path().join("local"), tmp.path().join("forgetful"));
+    let s1 = run(&plan, &opts(&a, Workers::Local(1)))
+        .await
+        .expect("run on 1 worker");
+    assert_eq!(s1.ok, 16, "failures: {:?}", s1.failed);
+
+    // The 2 replicates' datasets alternate in the plan; this worker keeps only the newest.
+    let not_kept = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let worker = Forgetful {
+        real: causeway_worker::WorkerService::new("forgetful", 2).with_kept_bytes(0),
+        not_kept: not_kept.clone(),
+    };
+    let addr = serve(worker).await;
+    let s2 = run(&plan, &opts(&b, Workers::Remote(vec![addr])))
+        .await
+        .expect("run on the forgetful worker");
+    assert_eq!(s2.ok, 16, "failures: {:?}", s2.failed);
+    assert!(
+        not_kept.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the worker was asked for data it no longer kept"
+    );
+    let jobs_csv = std::fs::read_to_string(b.join("jobs.csv")).expect("jobs.csv");
+    assert!(
+        jobs_csv.lines().skip(1).all(|l| !l.contains(",2,")),
+        "no chain counted a second attempt:\n{jobs_csv}"
+    );
+    assert_eq!(files(&a), files(&b));
 }

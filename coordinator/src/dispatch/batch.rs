@@ -4,9 +4,12 @@
 //! several to a message).
 //!
 //! A slot starts with single chains (`RunChain`, with heartbeats, leases, checkpoints and
-//! resumes) and measures their wall time per chain, the RPC included; the next call carries
-//! about [`BATCH_WALL`] of work, at most [`MAX_BATCH`] chains and at most half the queue's
-//! share of one slot (the last chains of a run still spread over every slot). Chains of
+//! resumes) and measures the workers' own seconds per chain (a result's `elapsed_seconds`; the
+//! call's wall time when a result has none): the call's wall time would count the wait for a
+//! busy coordinator, which grows with the slots, and keep short chains single. The next call
+//! carries about [`BATCH_WALL`] of work, at most [`MAX_BATCH`] chains, at most half the queue's
+//! share of one slot (the last chains of a run still spread over every slot), and at most the
+//! slot's share of [`MAX_IN_BATCHES`]. Chains of
 //! [`BATCH_WALL`] or more always go alone, and so do a chain with a stored checkpoint and every
 //! chain of a convergence-driven round (it must end with a checkpoint). A batched chain's
 //! result is vetted and settled exactly like a single chain's; a failed call (lost lease,
@@ -25,8 +28,8 @@ use tokio::sync::mpsc;
 
 use super::lease::within_lease;
 use super::{
-    Outcome, RpcError, Shared, WireJob, WorkerHandle, lease_lost, read_to_end, rpc_error, settle,
-    vet,
+    Outcome, RpcError, Shared, WireJob, WorkerHandle, add_work, lease_lost, read_to_end, rpc_error,
+    settle, vet,
 };
 
 /// The wall time a batch aims at: long enough that the RPC's own cost (≈ 0.1–0.5 ms) is a few
@@ -35,6 +38,12 @@ pub(super) const BATCH_WALL: Duration = Duration::from_millis(25);
 
 /// The most chains in one batch.
 pub(super) const MAX_BATCH: usize = 512;
+
+/// The most chains all slots' batches hold together (each slot at most its share): batches
+/// that together span more of the plan make the job table's writer update and insert rows far
+/// apart (measured with `cargo bench --bench cluster`, 256 slots: near-empty chains in batches
+/// of up to 32 took 1.6 times the wall time of batches of up to 8).
+pub(super) const MAX_IN_BATCHES: usize = 2048;
 
 /// A slot's batch size, from the wall time per chain it has seen.
 #[derive(Debug, Default)]
@@ -59,7 +68,8 @@ impl Pace {
         self.never = true;
     }
 
-    /// A call of `n` chains took `elapsed`: the estimate moves halfway to its wall per chain.
+    /// A call of `n` chains took `elapsed` (the workers' seconds): the estimate moves halfway to
+    /// its time per chain.
     pub(super) fn observe(&mut self, elapsed: Duration, n: usize) {
         let t = elapsed.as_secs_f64() / n.max(1) as f64;
         self.per_chain = Some(self.per_chain.map_or(t, |p| 0.5 * (p + t)));
@@ -67,7 +77,8 @@ impl Pace {
 }
 
 /// `first` and up to `size - 1` more queued chains without a stored checkpoint (a chain with
-/// one goes alone, to resume), at most half the queue's share of one slot.
+/// one goes alone, to resume), at most half the queue's share of one slot and the slot's share
+/// of [`MAX_IN_BATCHES`].
 pub(super) async fn take_more(shared: &Shared, first: (u32, u32), size: usize) -> Vec<(u32, u32)> {
     let mut v = vec![first];
     if size <= 1 {
@@ -82,7 +93,9 @@ pub(super) async fn take_more(shared: &Shared, first: (u32, u32), size: usize) -
         return v;
     }
     let slots = shared.slots.load(Ordering::SeqCst).max(1);
-    let size = size.min(1 + q.len() / (2 * slots));
+    let size = size
+        .min(1 + q.len() / (2 * slots))
+        .min((MAX_IN_BATCHES / slots).max(1));
     while v.len() < size {
         match q.front() {
             Some(&(i, a)) if !checkpoints.contains_key(&i) => {
@@ -96,17 +109,22 @@ pub(super) async fn take_more(shared: &Shared, first: (u32, u32), size: usize) -
 }
 
 /// Run `jobs` (plan index, attempts so far) in one `RunBatch` call on `w`, settling each chain
-/// as its result comes. Returns whether this worker keeps its slot.
+/// as its result comes; their sampling seconds are added to `work` (`add_work`). Returns
+/// whether this worker keeps its slot.
 pub(super) async fn run(
     w: &mut WorkerHandle,
     shared: &Shared,
     out: &mpsc::Sender<Outcome>,
     jobs: Vec<(u32, u32)>,
+    work: &mut Option<f64>,
 ) -> bool {
     let lease = shared.opts.lease_timeout;
     let mut sets: Vec<ObservedSet> = Vec::new();
     // Keyed by the shared data's address (as usize: the map is held across awaits).
     let mut set_of: HashMap<usize, u32> = HashMap::new();
+    // The keys whose data this call carries: the worker keeps them once it has sent a result
+    // (it converts a batch's sets before its first chain).
+    let mut carried = Vec::new();
     let mut ids = Vec::with_capacity(jobs.len());
     let mut specs: Vec<Option<RunSpec>> = Vec::with_capacity(jobs.len());
     let mut spec_of: HashMap<String, Option<RunSpec>> = HashMap::new();
@@ -114,10 +132,19 @@ pub(super) async fn run(
     for &(index, _) in &jobs {
         let WireJob { mut job, observed } = (shared.build)(index as usize);
         job.observed_set = *set_of
-            .entry(Arc::as_ptr(&observed) as usize)
+            .entry(Arc::as_ptr(&observed.matrices) as usize)
             .or_insert_with(|| {
+                let keeps = w.keeps(&observed.key);
+                if !keeps {
+                    carried.push(observed.key.clone());
+                }
                 sets.push(ObservedSet {
-                    observed: observed.as_ref().clone(),
+                    observed: if keeps {
+                        Vec::new()
+                    } else {
+                        observed.matrices.as_ref().clone()
+                    },
+                    key: observed.key.to_string(),
                 });
                 sets.len() as u32
             });
@@ -142,8 +169,14 @@ pub(super) async fn run(
         observed_sets: sets,
     };
     let mut stream = match within_lease(lease, w.client.run_batch(batch)).await {
-        Err(_) => return fail_rest(w, shared, out, &jobs, lease_lost(lease)).await,
-        Ok(Err(s)) => return fail_rest(w, shared, out, &jobs, rpc_error(s)).await,
+        Err(_) => {
+            *work = None;
+            return fail_rest(w, shared, out, &jobs, lease_lost(lease)).await;
+        }
+        Ok(Err(s)) => {
+            *work = None;
+            return fail_rest(w, shared, out, &jobs, rpc_error(s)).await;
+        }
         Ok(Ok(r)) => r.into_inner(),
     };
     // The worker answered: it holds a slot for these chains. Their rows go from pending to
@@ -172,6 +205,9 @@ pub(super) async fn run(
             }
             Ok(Err(s)) => break rpc_error(s),
         };
+        for key in carried.drain(..) {
+            w.now_keeps(&key);
+        }
         let mut out_of_order = None;
         for r in results {
             let Some(expected) = ids.get(next) else {
@@ -189,6 +225,7 @@ pub(super) async fn run(
                 break;
             }
             let (index, attempts) = jobs[next];
+            add_work(work, Some(&r));
             let outcome = vet(
                 Ok(r),
                 specs[next].as_ref(),
@@ -205,6 +242,7 @@ pub(super) async fn run(
             break RpcError::Failed(e);
         }
     };
+    *work = None;
     fail_rest(w, shared, out, &jobs[next..], error).await
 }
 

@@ -116,13 +116,16 @@ async fn a_chain_is_started_only_once_the_worker_has_accepted_it() {
 /// A worker whose chains finish at once (`ok`, empty rows): `run_batch` answers each job in
 /// order, `per_message` results to a message (1: the one-result `result` event), and after
 /// `fail_after` results of a batch breaks the call, as a worker that dies mid-batch does; with
-/// `swap`, it answers a batch's second and third jobs in each other's place. Counts its calls.
+/// `swap`, it answers a batch's second and third jobs in each other's place; with `slow`, every
+/// call waits 40 ms before it answers (its chains still report 10 µs each, as a busy
+/// coordinator's calls take long). Counts its calls.
 #[derive(Clone)]
 struct InstantWorker {
     id: &'static str,
     fail_after: Option<usize>,
     per_message: usize,
     swap: bool,
+    slow: bool,
     singles: Arc<AtomicUsize>,
     batches: Arc<AtomicUsize>,
 }
@@ -131,6 +134,7 @@ fn ok_result(job_id: String) -> ChainResult {
     ChainResult {
         job_id,
         ok: true,
+        elapsed_seconds: vec![1e-5],
         ..Default::default()
     }
 }
@@ -171,6 +175,9 @@ impl Worker for InstantWorker {
 
     async fn run_chain(&self, r: Request<Job>) -> Result<Response<Self::RunChainStream>, Status> {
         self.singles.fetch_add(1, Ordering::SeqCst);
+        if self.slow {
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
         let (tx, rx) = mpsc::channel(1);
         let _ = tx.send(instant_result(r.into_inner().job_id)).await;
         Ok(Response::new(ReceiverStream::new(rx)))
@@ -183,6 +190,9 @@ impl Worker for InstantWorker {
         r: Request<causeway_proto::v1::JobBatch>,
     ) -> Result<Response<Self::RunBatchStream>, Status> {
         self.batches.fetch_add(1, Ordering::SeqCst);
+        if self.slow {
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
         let batch = r.into_inner();
         let (tx, rx) = mpsc::channel(batch.jobs.len() + 1);
         let mut ids: Vec<String> = batch.jobs.into_iter().map(|j| j.job_id).collect();
@@ -230,6 +240,7 @@ fn instant(id: &'static str, fail_after: Option<usize>) -> InstantWorker {
         fail_after,
         per_message: 1,
         swap: false,
+        slow: false,
         singles: Arc::new(AtomicUsize::new(0)),
         batches: Arc::new(AtomicUsize::new(0)),
     }
@@ -249,7 +260,7 @@ async fn dispatch_all(workers: Vec<WorkerHandle>, n: usize) -> Vec<Outcome> {
             job_id: format!("job-{i}"),
             ..Default::default()
         },
-        observed: Arc::new(Vec::new()),
+        observed: Observed::default(),
     });
     let run = tokio::spawn(dispatch(
         wrx,
@@ -306,6 +317,30 @@ async fn short_chains_travel_in_batches() {
     assert!(b > 0, "no batch: {s} single calls");
     assert!(
         s + b < n / 10,
+        "{s} single calls and {b} batches for {n} chains"
+    );
+}
+
+/// Chains go in batches by the workers' own seconds a chain, not by the calls' wall time: calls
+/// that take longer than a batch's aim (a coordinator busy with many slots) still batch chains
+/// of 10 µs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_chains_are_batched_by_their_own_time_not_the_calls() {
+    let w = InstantWorker {
+        slow: true,
+        ..instant("slow calls", None)
+    };
+    assert!(Duration::from_millis(40) > batch::BATCH_WALL);
+    let (singles, batches) = (w.singles.clone(), w.batches.clone());
+    let n = 400;
+    let all = dispatch_all(vec![serve_instant(w).await], n).await;
+    each_finished_once(&all, n);
+    let (s, b) = (
+        singles.load(Ordering::SeqCst),
+        batches.load(Ordering::SeqCst),
+    );
+    assert!(
+        b > 0 && s + b < n / 4,
         "{s} single calls and {b} batches for {n} chains"
     );
 }

@@ -82,13 +82,22 @@ pub struct Job {
     /// observed data (`observed` is then empty); 0: `observed` itself.
     #[prost(uint32, tag = "12")]
     pub observed_set: u32,
+    /// The observed data's content key (empty: not kept). With the data (`observed`, or the
+    /// batch's set), the worker keeps the data under this key; without it, the worker uses the
+    /// data it keeps under the key, and answers FAILED_PRECONDITION (message starting with
+    /// causeway_proto::NOT_CACHED) before running anything if it keeps none.
+    #[prost(string, tag = "13")]
+    pub observed_key: ::prost::alloc::string::String,
 }
 /// The observed matrices of one (dataset, replicate), sent once per batch however many of its
-/// jobs use them.
+/// jobs use them; or, with `observed` empty and `key` set, the data the worker keeps under `key`
+/// (as `Job.observed_key`).
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ObservedSet {
     #[prost(message, repeated, tag = "1")]
     pub observed: ::prost::alloc::vec::Vec<Matrix>,
+    #[prost(string, tag = "2")]
+    pub key: ::prost::alloc::string::String,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct JobBatch {

@@ -5,6 +5,7 @@
 //! batched chain sends no checkpoints and cannot resume from one: batches are for chains that
 //! take a fraction of an RPC's round trip, where a checkpoint would cost more than a rerun.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -22,32 +23,30 @@ pub const RESULTS_PER_MESSAGE: usize = 64;
 /// it (or with the batch's last): a result waits at most this plus the next chain's run time.
 pub(crate) const RESULT_DELAY: Duration = Duration::from_millis(2);
 
-/// Run `batch` to its end, or until the coordinator closes the stream (`beat.cancel`): the
+/// Run `batch` (its observed sets converted, or taken from those the worker keeps, as `sets`)
+/// to its end, or until the coordinator closes the stream (`beat.cancel`): the
 /// chain then running stops between two iterations and the rest are not started (the
 /// coordinator requeues every job without a result). A job that names an observed set the batch
 /// lacks, or whose set is malformed, fails alone and for good (not retryable).
 pub(crate) fn run(
     batch: JobBatch,
+    sets: Vec<Result<Arc<Dataset>, String>>,
     worker_id: &str,
     tx: &mpsc::Sender<Result<ChainEvent, Status>>,
     beat: &Heartbeat,
 ) {
-    run_grouped(batch, worker_id, tx, beat, RESULT_DELAY);
+    run_grouped(batch, sets, worker_id, tx, beat, RESULT_DELAY);
 }
 
 /// [`run`], a result waiting at most `delay` (and the next chain) for others to join it.
 fn run_grouped(
     batch: JobBatch,
+    sets: Vec<Result<Arc<Dataset>, String>>,
     worker_id: &str,
     tx: &mpsc::Sender<Result<ChainEvent, Status>>,
     beat: &Heartbeat,
     delay: Duration,
 ) {
-    let sets: Vec<Result<Dataset, String>> = batch
-        .observed_sets
-        .into_iter()
-        .map(|s| dataset_from_wire(s.observed))
-        .collect();
     beat.total.store(batch.jobs.len() as u64, Ordering::Relaxed);
     let no_checkpoints = CheckpointEvery {
         iterations: None,
@@ -65,12 +64,9 @@ fn run_grouped(
             let why = "a batched chain cannot resume from a checkpoint".to_string();
             failed_result(&job, worker_id, why, false)
         } else {
-            let own;
+            // A job's own data (`observed_set` 0) is converted for it alone, whatever its key.
             let data = match job.observed_set {
-                0 => {
-                    own = dataset_from_wire(std::mem::take(&mut job.observed));
-                    own.as_ref().map_err(Clone::clone)
-                }
+                0 => dataset_from_wire(std::mem::take(&mut job.observed)).map(Arc::new),
                 s => sets.get(s as usize - 1).map_or_else(
                     || {
                         Err(format!(
@@ -78,13 +74,13 @@ fn run_grouped(
                             sets.len()
                         ))
                     },
-                    |d| d.as_ref().map_err(Clone::clone),
+                    Clone::clone,
                 ),
             };
             match data {
                 Ok(d) => execute_on(
                     &job,
-                    d,
+                    &d,
                     worker_id,
                     &mut |_, _| {},
                     &beat.cancel,
@@ -156,7 +152,12 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(64);
         let beat = Heartbeat::start(&tx, Duration::from_secs(1));
         tokio::task::spawn_blocking(move || {
-            run_grouped(batch, "w", &tx, &beat, delay);
+            let mut batch = batch;
+            let sets = std::mem::take(&mut batch.observed_sets)
+                .into_iter()
+                .map(|s| crate::dataset_from_wire(s.observed).map(Arc::new))
+                .collect();
+            run_grouped(batch, sets, "w", &tx, &beat, delay);
             beat.finish();
         });
         let mut out = Vec::new();
@@ -183,7 +184,10 @@ mod tests {
         let batch = || JobBatch {
             protocol_version: PROTOCOL_VERSION,
             jobs: (0..n as u64).map(|k| job(k, 1)).collect(),
-            observed_sets: vec![ObservedSet { observed: x() }],
+            observed_sets: vec![ObservedSet {
+                observed: x(),
+                ..Default::default()
+            }],
         };
         let full = messages(batch(), Duration::MAX).await;
         let sizes: Vec<usize> = full.iter().map(Vec::len).collect();
@@ -206,7 +210,10 @@ mod tests {
         let batch = JobBatch {
             protocol_version: PROTOCOL_VERSION,
             jobs: vec![job(0, 1), job(1, 1), inline, job(3, 9), job(4, 1)],
-            observed_sets: vec![ObservedSet { observed: x() }],
+            observed_sets: vec![ObservedSet {
+                observed: x(),
+                ..Default::default()
+            }],
         };
         let got = results(batch).await;
         assert_eq!(got.len(), 5);

@@ -2,7 +2,7 @@
 //!
 //! The thin gRPC side of a worker: it receives [`Job`]s, rebuilds the model's sampler from
 //! `causeway-papers`, runs the chain on a blocking thread (off the async runtime), and streams
-//! progress and then one [`ChainResult`] back. It holds no state between jobs.
+//! progress and then one [`ChainResult`] back. Between jobs it keeps only observed data (below).
 //!
 //! A model that fails (numerical error, invalid state, even a panic) yields a result with
 //! `ok = false` and the reason; the worker itself never goes down on bad input.
@@ -13,6 +13,9 @@
 //! A draining worker ([`WorkerService::drain`]) refuses new chains with
 //! `Status::unavailable(DRAINING)` and finishes those in flight. [`keep_registered`] is the
 //! worker's side of the coordinator's `Register` service (workers that join a run at any time).
+//!
+//! The one state a worker keeps between calls is observed data, under the content key the
+//! coordinator gives it (`observed`), so that a dataset crosses the network once per worker.
 
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
@@ -40,10 +43,12 @@ use tonic::{Request, Response, Status};
 pub mod auth;
 mod batch;
 pub mod node;
+mod observed;
 pub mod process;
 pub mod wire;
 
 pub use batch::RESULTS_PER_MESSAGE;
+pub use observed::DEFAULT_KEPT_BYTES;
 
 /// Default interval between two `Progress` events of a running chain (its heartbeat).
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(1);
@@ -56,6 +61,7 @@ pub struct WorkerService {
     n_slots: u32,
     draining: Arc<AtomicBool>,
     heartbeat: Duration,
+    kept: observed::Kept,
 }
 
 impl WorkerService {
@@ -68,7 +74,15 @@ impl WorkerService {
             n_slots: n,
             draining: Arc::new(AtomicBool::new(false)),
             heartbeat: DEFAULT_HEARTBEAT,
+            kept: observed::Kept::new(DEFAULT_KEPT_BYTES),
         }
+    }
+
+    /// Keep at most about `bytes` of observed values between calls (default
+    /// [`DEFAULT_KEPT_BYTES`]; the newest dataset is kept however large).
+    pub fn with_kept_bytes(mut self, bytes: usize) -> Self {
+        self.kept = observed::Kept::new(bytes);
+        self
     }
 
     /// Send a heartbeat `Progress` event at least this often while a chain runs.
@@ -299,8 +313,13 @@ impl Worker for WorkerService {
     type RunChainStream = EventStream;
 
     async fn run_chain(&self, req: Request<Job>) -> Result<Response<Self::RunChainStream>, Status> {
-        let job = req.into_inner();
+        let mut job = req.into_inner();
         let permit = self.slot(job.protocol_version).await?;
+        let source = self.kept.source(
+            std::mem::take(&mut job.observed_key),
+            std::mem::take(&mut job.observed),
+        )?;
+        let kept = self.kept.clone();
         let (tx, rx) = mpsc::channel(16);
         let id = self.id.clone();
         let beat = Heartbeat::start(&tx, self.heartbeat);
@@ -319,7 +338,18 @@ impl Worker for WorkerService {
                     }))
                     .map_err(|_| "the coordinator closed the stream".to_string())
             };
-            let result = execute_cancellable(&job, &id, &mut progress, &cancel, &mut on_checkpoint);
+            let result = match kept.data(source) {
+                Ok(data) => execute_on(
+                    &job,
+                    &data,
+                    &id,
+                    &mut progress,
+                    &cancel,
+                    checkpoint_every(&job),
+                    &mut on_checkpoint,
+                ),
+                Err(e) => failed_result(&job, &id, e, false),
+            };
             let _ = tx.blocking_send(Ok(ChainEvent {
                 event: Some(chain_event::Event::Result(result)),
             }));
@@ -334,14 +364,20 @@ impl Worker for WorkerService {
         &self,
         req: Request<JobBatch>,
     ) -> Result<Response<Self::RunBatchStream>, Status> {
-        let batch = req.into_inner();
+        let mut batch = req.into_inner();
         let permit = self.slot(batch.protocol_version).await?;
+        let sources = std::mem::take(&mut batch.observed_sets)
+            .into_iter()
+            .map(|s| self.kept.source(s.key, s.observed))
+            .collect::<Result<Vec<_>, Status>>()?;
+        let kept = self.kept.clone();
         let (tx, rx) = mpsc::channel(64);
         let beat = Heartbeat::start(&tx, self.heartbeat);
         let id = self.id.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            batch::run(batch, &id, &tx, &beat);
+            let sets = sources.into_iter().map(|s| kept.data(s)).collect();
+            batch::run(batch, sets, &id, &tx, &beat);
             beat.finish();
         });
         Ok(Response::new(ReceiverStream::new(rx)))
