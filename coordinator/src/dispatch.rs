@@ -379,9 +379,11 @@ async fn slot_loop(mut w: WorkerHandle, shared: Arc<Shared>, out: mpsc::Sender<O
         };
         // The workers' own seconds, not the call's wall time: under load that is mostly the
         // wait for this coordinator, and would keep short chains from ever being batched.
+        // (A worker's figures are not trusted to fit a Duration.)
         pace.observe(
             work.filter(|&s| s > 0.0)
-                .map_or_else(|| started.elapsed(), Duration::from_secs_f64),
+                .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                .unwrap_or_else(|| started.elapsed()),
             n,
         );
         if !keep {

@@ -14,8 +14,8 @@
 //! `Status::unavailable(DRAINING)` and finishes those in flight. [`keep_registered`] is the
 //! worker's side of the coordinator's `Register` service (workers that join a run at any time).
 //!
-//! The one state a worker keeps between calls is observed data, under the content key the
-//! coordinator gives it (`observed`), so that a dataset crosses the network once per worker.
+//! Observed data are kept between calls under the content key the coordinator gives them
+//! (module `observed`), so that a dataset crosses the network once per worker.
 
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
