@@ -117,8 +117,8 @@ async fn a_chain_is_started_only_once_the_worker_has_accepted_it() {
 /// order, `per_message` results to a message (1: the one-result `result` event), and after
 /// `fail_after` results of a batch breaks the call, as a worker that dies mid-batch does; with
 /// `swap`, it answers a batch's second and third jobs in each other's place; with `slow`, every
-/// call waits 40 ms before it answers (its chains still report 10 µs each, as a busy
-/// coordinator's calls take long). Counts its calls.
+/// call waits 40 ms before it answers (as a busy coordinator's calls take long). Each chain
+/// reports `elapsed` seconds of sampling. Counts its calls.
 #[derive(Clone)]
 struct InstantWorker {
     id: &'static str,
@@ -126,28 +126,29 @@ struct InstantWorker {
     per_message: usize,
     swap: bool,
     slow: bool,
+    elapsed: f64,
     singles: Arc<AtomicUsize>,
     batches: Arc<AtomicUsize>,
 }
 
-fn ok_result(job_id: String) -> ChainResult {
+fn ok_result(job_id: String, elapsed: f64) -> ChainResult {
     ChainResult {
         job_id,
         ok: true,
-        elapsed_seconds: vec![1e-5],
+        elapsed_seconds: vec![elapsed],
         ..Default::default()
     }
 }
 
-fn instant_result(job_id: String) -> Result<ChainEvent, Status> {
+fn instant_result(job_id: String, elapsed: f64) -> Result<ChainEvent, Status> {
     Ok(ChainEvent {
-        event: Some(chain_event::Event::Result(ok_result(job_id))),
+        event: Some(chain_event::Event::Result(ok_result(job_id, elapsed))),
     })
 }
 
 /// `ids`' results in one event: the one-result `result` event for one, `results` for more.
-fn results_event(ids: Vec<String>) -> Result<ChainEvent, Status> {
-    let mut results: Vec<ChainResult> = ids.into_iter().map(ok_result).collect();
+fn results_event(ids: Vec<String>, elapsed: f64) -> Result<ChainEvent, Status> {
+    let mut results: Vec<ChainResult> = ids.into_iter().map(|id| ok_result(id, elapsed)).collect();
     if results.len() == 1 {
         return Ok(ChainEvent {
             event: results.pop().map(chain_event::Event::Result),
@@ -179,7 +180,9 @@ impl Worker for InstantWorker {
             tokio::time::sleep(Duration::from_millis(40)).await;
         }
         let (tx, rx) = mpsc::channel(1);
-        let _ = tx.send(instant_result(r.into_inner().job_id)).await;
+        let _ = tx
+            .send(instant_result(r.into_inner().job_id, self.elapsed))
+            .await;
         Ok(Response::new(ReceiverStream::new(rx)))
     }
 
@@ -203,7 +206,9 @@ impl Worker for InstantWorker {
         for (k, id) in ids.into_iter().enumerate() {
             if self.fail_after == Some(k) {
                 if !pending.is_empty() {
-                    let _ = tx.send(results_event(std::mem::take(&mut pending))).await;
+                    let _ = tx
+                        .send(results_event(std::mem::take(&mut pending), self.elapsed))
+                        .await;
                 }
                 let _ = tx
                     .send(Err(Status::unavailable("the host went away")))
@@ -212,11 +217,13 @@ impl Worker for InstantWorker {
             }
             pending.push(id);
             if pending.len() == self.per_message {
-                let _ = tx.send(results_event(std::mem::take(&mut pending))).await;
+                let _ = tx
+                    .send(results_event(std::mem::take(&mut pending), self.elapsed))
+                    .await;
             }
         }
         if !pending.is_empty() {
-            let _ = tx.send(results_event(pending)).await;
+            let _ = tx.send(results_event(pending, self.elapsed)).await;
         }
         Ok(Response::new(ReceiverStream::new(rx)))
     }
@@ -241,6 +248,7 @@ fn instant(id: &'static str, fail_after: Option<usize>) -> InstantWorker {
         per_message: 1,
         swap: false,
         slow: false,
+        elapsed: 1e-5,
         singles: Arc::new(AtomicUsize::new(0)),
         batches: Arc::new(AtomicUsize::new(0)),
     }
@@ -343,6 +351,21 @@ async fn short_chains_are_batched_by_their_own_time_not_the_calls() {
         b > 0 && s + b < n / 4,
         "{s} single calls and {b} batches for {n} chains"
     );
+}
+
+/// A worker's sampling seconds are its own figures: one too large for a `Duration` (or not a
+/// number) paces by the call's wall time instead, and panics nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn absurd_sampling_seconds_from_a_worker_are_survived() {
+    for elapsed in [1e300, f64::NAN, -1.0] {
+        let w = InstantWorker {
+            elapsed,
+            ..instant("absurd", None)
+        };
+        let n = 50;
+        let all = dispatch_all(vec![serve_instant(w).await], n).await;
+        each_finished_once(&all, n);
+    }
 }
 
 /// A worker that breaks every batch call after 3 results: those chains are kept, the rest of
