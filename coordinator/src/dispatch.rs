@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use causeway_papers::RunSpec;
 use causeway_proto::v1::worker_client::WorkerClient;
-use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, Matrix, chain_event};
+use causeway_proto::v1::{ChainCheckpoint, ChainResult, HelloRequest, Job, chain_event};
 use causeway_proto::{CHECKPOINT_REFUSED, NOT_CACHED, PROTOCOL_VERSION};
 use causeway_worker::auth::{self, AuthedChannel, Security};
 use tokio::sync::{Mutex, Notify, mpsc, watch};
@@ -49,7 +49,10 @@ use crate::store::Event;
 
 mod batch;
 mod lease;
+mod observed;
 mod rows;
+
+pub use self::observed::Observed;
 
 use self::lease::within_lease;
 
@@ -67,22 +70,6 @@ pub struct WorkerHandle {
     pub live_slots: Arc<AtomicUsize>,
     /// The keys of the observed data this worker keeps: sent to it in a call it answered.
     pub kept: Arc<std::sync::Mutex<HashSet<Arc<str>>>>,
-}
-
-impl WorkerHandle {
-    /// Whether the worker keeps the observed data of `key` (so a call names the key alone).
-    fn keeps(&self, key: &str) -> bool {
-        !key.is_empty() && self.kept.lock().is_ok_and(|k| k.contains(key))
-    }
-
-    /// The worker answered a call that carried the data of `key`: it keeps them now.
-    fn now_keeps(&self, key: &Arc<str>) {
-        if !key.is_empty()
-            && let Ok(mut k) = self.kept.lock()
-        {
-            k.insert(key.clone());
-        }
-    }
 }
 
 /// Connect to `addr` (`host:port` or a URL) and check the protocol version (local mode: no
@@ -142,36 +129,6 @@ pub type JobBuilder = Arc<dyn Fn(usize) -> WireJob + Send + Sync>;
 pub struct WireJob {
     pub job: Job,
     pub observed: Observed,
-}
-
-/// A (dataset, replicate)'s observed data as shipped: the wire matrices, and their content key,
-/// under which a worker keeps them (`Job.observed_key`): the xxh3-128 digest of the matrices'
-/// protobuf encoding, 32 hex digits; empty for no data.
-#[derive(Clone, Debug, Default)]
-pub struct Observed {
-    pub matrices: Arc<Vec<Matrix>>,
-    pub key: Arc<str>,
-}
-
-impl Observed {
-    /// `matrices` and their key.
-    pub fn new(matrices: Vec<Matrix>) -> Observed {
-        use prost::Message as _;
-        let key = if matrices.is_empty() {
-            String::new()
-        } else {
-            let mut bytes = Vec::new();
-            for m in &matrices {
-                bytes.extend(m.encode_length_delimited_to_vec());
-            }
-            let d = causeway_results::rundir::digest::digest(&bytes);
-            format!("{:032x}", u128::from_le_bytes(d))
-        };
-        Observed {
-            matrices: Arc::new(matrices),
-            key: key.into(),
-        }
-    }
 }
 
 /// What happened to a job.
