@@ -310,18 +310,22 @@ fn each_finished_once(all: &[Outcome], n: usize) {
     assert!(seen.iter().all(|&c| c == 1), "finished counts: {seen:?}");
 }
 
+/// Dispatch `n` jobs on `w` alone, each finishing once; returns its single and batch calls.
+async fn calls_for(w: InstantWorker, n: usize) -> (usize, usize) {
+    let (singles, batches) = (w.singles.clone(), w.batches.clone());
+    let all = dispatch_all(vec![serve_instant(w).await], n).await;
+    each_finished_once(&all, n);
+    (
+        singles.load(Ordering::SeqCst),
+        batches.load(Ordering::SeqCst),
+    )
+}
+
 /// Chains that finish in a fraction of an RPC go in batches: far fewer calls than chains.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_chains_travel_in_batches() {
-    let w = instant("fast", None);
-    let (singles, batches) = (w.singles.clone(), w.batches.clone());
     let n = 5_000;
-    let all = dispatch_all(vec![serve_instant(w).await], n).await;
-    each_finished_once(&all, n);
-    let (s, b) = (
-        singles.load(Ordering::SeqCst),
-        batches.load(Ordering::SeqCst),
-    );
+    let (s, b) = calls_for(instant("fast", None), n).await;
     assert!(b > 0, "no batch: {s} single calls");
     assert!(
         s + b < n / 10,
@@ -339,14 +343,8 @@ async fn short_chains_are_batched_by_their_own_time_not_the_calls() {
         ..instant("slow calls", None)
     };
     assert!(Duration::from_millis(40) > batch::BATCH_WALL);
-    let (singles, batches) = (w.singles.clone(), w.batches.clone());
     let n = 400;
-    let all = dispatch_all(vec![serve_instant(w).await], n).await;
-    each_finished_once(&all, n);
-    let (s, b) = (
-        singles.load(Ordering::SeqCst),
-        batches.load(Ordering::SeqCst),
-    );
+    let (s, b) = calls_for(w, n).await;
     assert!(
         b > 0 && s + b < n / 4,
         "{s} single calls and {b} batches for {n} chains"
@@ -362,9 +360,7 @@ async fn absurd_sampling_seconds_from_a_worker_are_survived() {
             elapsed,
             ..instant("absurd", None)
         };
-        let n = 50;
-        let all = dispatch_all(vec![serve_instant(w).await], n).await;
-        each_finished_once(&all, n);
+        calls_for(w, 50).await;
     }
 }
 
