@@ -9,7 +9,7 @@ use super::table1_kl::method_rank;
 use super::{
     dataset_of, method_of, pooled_of, reported_f64, reported_row, with_errors, z_against_paper,
 };
-use crate::report::{ReportError, Table};
+use crate::report::{ReportError, Table, json_text};
 use crate::rundir::{Manifest, RunDir, find};
 
 /// A scalar truth matrix of the dataset (`true_n_units`, ...), if present.
@@ -17,7 +17,8 @@ fn truth_scalar(truth: &[Matrix], name: &str) -> Option<f64> {
     find(truth, name).and_then(|t| t.values.first().copied())
 }
 
-/// One row per MCMC cell on dataset `ngbn7`: `prior, kl_mean, kl_2sd, n_units_mean, n_units_sd,
+/// One row per MCMC cell on dataset `ngbn7`: `prior, setting` (the cell's grid axes other than
+/// the prior, `key=value` by the key's last component; empty if none), `kl_mean, kl_2sd, n_units_mean, n_units_sd,
 /// n_edges_mean, n_edges_sd, depth_mean, depth_sd, true_n_units, true_n_edges, true_depth,
 /// paper_kl, paper_n_units, paper_n_edges, paper_depth` (`reported.structure` rows `{prior, kl,
 /// n_units, n_edges, depth}`). The truth comes from the stored dataset (replicate 0).
@@ -93,9 +94,18 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
                 sd_of("depth_dev", false),
             ),
         ];
+        // The cell's other grid axes (e.g. `init=truth, rate=0.01`), empty where the prior is its
+        // only one.
+        let setting = c
+            .axes
+            .iter()
+            .filter(|(k, _)| k.as_str() != "params.prior")
+            .map(|(k, v)| format!("{}={}", k.rsplit('.').next().unwrap_or(k), json_text(v)))
+            .collect::<Vec<_>>()
+            .join(", ");
         rows.push((
             method_rank(&prior),
-            prior,
+            (prior, setting),
             [klm, 2.0 * kls, um, us, edges.0, edges.1, depth.0, depth.1],
             [
                 truth_scalar(&truth, "true_n_units"),
@@ -117,7 +127,8 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
     let num = |i: usize| rows.iter().map(|r| r.2[i]).collect::<Vec<f64>>();
     let opt = |i: usize| rows.iter().map(|r| r.3[i]).collect::<Vec<Option<f64>>>();
     let mut df = df!(
-        "prior" => rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
+        "prior" => rows.iter().map(|r| r.1.0.clone()).collect::<Vec<_>>(),
+        "setting" => rows.iter().map(|r| r.1.1.clone()).collect::<Vec<_>>(),
         "kl_mean" => num(0),
         "kl_2sd" => num(1),
         "n_units_mean" => num(2),

@@ -24,7 +24,7 @@ use crate::data::{DataContext, Dataset, Matrix};
 use crate::model::Model;
 use crate::params::ParamError;
 use crate::seed::ChainRng;
-use params::{Method, ObservedMap, Params};
+use params::{Init, Method, ObservedMap, Params};
 use samplers::dpmog::DpmogSampler;
 use samplers::kde::KdeSampler;
 use samplers::{ForwardSampler, NetworkSampler};
@@ -62,7 +62,16 @@ impl Dallaire2014 {
         };
         Ok(match p.method {
             Method::Mcmc => {
-                let s = with_defect!(NetworkSampler::new(&p, x, test, rng)?, defect);
+                let mut s = with_defect!(NetworkSampler::new(&p, x, test, rng)?, defect);
+                if p.init == Init::Truth {
+                    let t = data.observed("true_activations").ok_or_else(|| {
+                        SamplerError::Input(
+                            "init: truth needs a dataset with a known network (kind: ngbn7)".into(),
+                        )
+                    })?;
+                    let truth = datasets::ngbn7::ngbn7_network(s.network(), t)?;
+                    s = s.start_at(truth)?;
+                }
                 // A dataset that ships its true network's activations (ngbn7, §5.2, an
                 // evaluation-only matrix like `test`) gets the aligned edge frequencies in the
                 // summary.

@@ -14,6 +14,9 @@
 
 use rand_distr::{Distribution, StandardNormal};
 
+use crate::chain::SamplerError;
+use crate::dallaire2014::equations::sigmoid_inv;
+use crate::dallaire2014::samplers::network::Network;
 use crate::data::Matrix;
 use crate::seed::ChainRng;
 
@@ -121,6 +124,76 @@ pub fn ngbn7_truth() -> Vec<Matrix> {
         Matrix::scalar("true_n_edges", NGBN7_N_EDGES as f64),
         Matrix::scalar("true_depth", NGBN7_DEPTH as f64),
     ]
+}
+
+/// Largest |u| a true activation keeps when mapped back to a = σ⁻¹(u): a root's a has sd 10, and
+/// u = tanh(a/2) rounds to ±1 in f64 once |a| exceeds about 37.
+const U_MAX: f64 = 1.0 - 1e-12;
+
+/// The true network as a chain's state (`init: truth`): `observed`'s D = 2 observed activations
+/// (layer 0 of a chain built on the training data) with the true γ and ν, the 5 hidden units with
+/// the true γ and ν and activations a = σ⁻¹(u) of `true_activations` (N × 7, the dataset's
+/// matrix of that name; |u| clamped to 1 − 10⁻¹², a = ±56.7, so that a stays finite), and the 10
+/// true edges with their weights.
+///
+/// Errors ([`SamplerError::Input`]): `observed` without 2 observed units, or `true_activations`
+/// not N × 7 with N its number of points, or holding a value outside [−1, 1].
+pub fn ngbn7_network(
+    observed: &Network,
+    true_activations: &Matrix,
+) -> Result<Network, SamplerError> {
+    let n = observed.n();
+    let t = true_activations;
+    if observed.d() != NGBN7_D || (t.rows, t.cols) != (n, NGBN7_N_UNITS) {
+        return Err(SamplerError::Input(format!(
+            "init: truth needs ngbn7's {NGBN7_D} observed units and its true activations as \
+             {n} × {NGBN7_N_UNITS}, got {} observed units and `{}` {} × {}",
+            observed.d(),
+            t.name,
+            t.rows,
+            t.cols
+        )));
+    }
+    if let Some(v) = t.values.iter().find(|v| !(v.abs() <= 1.0)) {
+        return Err(SamplerError::Input(format!(
+            "`{}` holds {v}, where a unit's output lies in [−1, 1]",
+            t.name
+        )));
+    }
+    let a_obs: Vec<f64> = (0..n)
+        .flat_map(|r| (0..NGBN7_D).map(move |j| (r, j)))
+        .map(|(r, j)| observed.unit(j).a[r])
+        .collect();
+    let mut net = Network::observed_only(
+        n,
+        NGBN7_D,
+        &NGBN7_BIASES[..NGBN7_D],
+        &NGBN7_PRECISIONS[..NGBN7_D],
+        &a_obs,
+    )?;
+    let mut ids: Vec<usize> = (0..NGBN7_D).collect();
+    for i in NGBN7_D..NGBN7_N_UNITS {
+        let id = net.add_unit(
+            NGBN7_LAYERS[i],
+            NGBN7_BIASES[i],
+            NGBN7_PRECISIONS[i],
+            usize::MAX,
+        );
+        let a: Vec<f64> = (0..n)
+            .map(|r| sigmoid_inv(t.get(r, i).clamp(-U_MAX, U_MAX)))
+            .collect();
+        net.set_activations(id, &a);
+        ids.push(id);
+    }
+    for (child, row) in NGBN7_WEIGHTS.iter().enumerate() {
+        for (parent, &w) in row.iter().enumerate() {
+            if w != 0.0 {
+                net.add_edge(ids[child], ids[parent], w);
+            }
+        }
+    }
+    net.refresh()?;
+    Ok(net)
 }
 
 #[cfg(test)]

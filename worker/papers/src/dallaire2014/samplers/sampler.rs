@@ -242,6 +242,26 @@ impl NetworkSampler {
         })
     }
 
+    /// Start the chain from `net` instead of the observed units alone (`init: truth`); the
+    /// chain's random stream is unchanged by it.
+    ///
+    /// Errors ([`SamplerError::Input`]): a network with another N or D than the training data;
+    /// a non-finite one ([`Network::refresh`]).
+    pub fn start_at(mut self, mut net: Network) -> Result<Self, SamplerError> {
+        if (net.n(), net.d()) != (self.net.n(), self.net.d()) {
+            return Err(SamplerError::Input(format!(
+                "a starting network of {} points and {} observed units, for {} and {}",
+                net.n(),
+                net.d(),
+                self.net.n(),
+                self.net.d()
+            )));
+        }
+        net.refresh()?;
+        self.net = net;
+        Ok(self)
+    }
+
     /// Also accumulate posterior edge frequencies aligned to a known network (§5.2; see
     /// [`EdgeFrequencies`]): `true_activations` is N training points × U true units (u, observed
     /// units first). Samples are added on recorded post-burn-in iterations (iteration % thin = 0,
