@@ -51,13 +51,13 @@ test-arviz:
 # 0.8, dallaire2014 table1_real 1.9, hidden2025 table1 2.2, dallaire2014 pinwheel_modes 2.8,
 # wood2006 sbc 3.2, alarm 4.1, dpmog 4.4, lucas 5.0, hidden2025 sbc 7.2, fig3 7.3,
 # structure_modes ≈ 8 (16.0 beside two paper runs, where table1_real took 3.8), kde 9.0,
-# structure 12.6, table3 13.4, dallaire2014 sbc 14.0, table1_synthetic 18.5, table2 29.0, metabric
+# structure 12.6, structure_precision ≈ 13 (15.3 beside two paper runs), table3 13.4, dallaire2014 sbc 14.0, table1_synthetic 18.5, table2 29.0, metabric
 # 32.7, abalone 35.9, table7 39.0, prior 49.7.
 QUICK_FIRST := hidden2025/mmle kurutmaz2019/abalone kurutmaz2019/synthetic wood2006/fig4_structures \
 	kurutmaz2019/cep kurutmaz2019/toy dallaire2014/table1_real hidden2025/table1_sparse_counts \
 	dallaire2014/pinwheel_modes wood2006/sbc hidden2025/alarm dallaire2014/table1_dpmog wood2006/lucas \
 	hidden2025/sbc wood2006/fig3_k_recovery dallaire2014/structure_modes dallaire2014/table1_kde \
-	dallaire2014/structure \
+	dallaire2014/structure dallaire2014/structure_precision \
 	hidden2025/table3_two_dags dallaire2014/sbc dallaire2014/table1_synthetic \
 	hidden2025/table2_lucas_blankets hidden2025/metabric \
 	dallaire2014/table1_abalone hidden2025/table7_two_parent_sets dallaire2014/prior

@@ -10,3 +10,4 @@ mod mtm;
 mod prior_moments;
 mod sbc;
 mod summary_network;
+mod truth_start;
