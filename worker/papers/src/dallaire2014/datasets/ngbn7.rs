@@ -133,7 +133,7 @@ const U_MAX: f64 = 1.0 - 1e-12;
 /// The true network as a chain's state (`init: truth`): `observed`'s D = 2 observed activations
 /// (layer 0 of a chain built on the training data) with the true γ and ν, the 5 hidden units with
 /// the true γ and ν and activations a = σ⁻¹(u) of `true_activations` (N × 7, the dataset's
-/// matrix of that name; |u| clamped to 1 − 10⁻¹², a = ±56.7, so that a stays finite), and the 10
+/// matrix of that name; |u| clamped to 1 − 10⁻¹², a = ±28.3, so that a stays finite), and the 10
 /// true edges with their weights.
 ///
 /// Errors ([`SamplerError::Input`]): `observed` without 2 observed units, or `true_activations`

@@ -107,7 +107,8 @@ struct KlState {
 /// The MCMC of §4 (`method: mcmc`) for the CIBP or the eCIBP (`params.prior`).
 ///
 /// State: the network ([`Network`]); the chain starts from the D observed units alone (§5.1),
-/// their γ and ν drawn from the prior (the paper is silent). One [`Sampler::step`]
+/// their γ and ν drawn from the prior (the paper is silent), or from a given network
+/// ([`NetworkSampler::start_at`], `init: truth`). One [`Sampler::step`]
 /// is one [`Kernel::sweep`]: MTM activations, Phase 1, Phase 2, conjugate W, γ, ν, in that
 /// order. With N = 0 training rows it samples the prior.
 ///
