@@ -154,7 +154,7 @@ pub fn ngbn7_network(
             t.cols
         )));
     }
-    if let Some(v) = t.values.iter().find(|v| !(v.abs() <= 1.0)) {
+    if let Some(v) = t.values.iter().find(|v| v.is_nan() || v.abs() > 1.0) {
         return Err(SamplerError::Input(format!(
             "`{}` holds {v}, where a unit's output lies in [−1, 1]",
             t.name
