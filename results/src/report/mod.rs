@@ -14,7 +14,7 @@ use polars::prelude::*;
 
 use crate::diagnostics;
 use crate::rundir::{
-    Manifest, RunDir, StoreError, chain_draws, missing_summary, write_atomic, write_csv,
+    CellRecord, Manifest, RunDir, StoreError, chain_draws, missing_summary, write_atomic, write_csv,
 };
 
 pub mod cost;
@@ -461,7 +461,6 @@ pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
         )
         .into(),
     ];
-    let short_of = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
     for n in &names {
         let vals: Vec<String> = cells
             .iter()
@@ -478,6 +477,22 @@ pub fn axis_columns(m: &Manifest, cells: &[usize]) -> Vec<Column> {
         cols.push(Series::new(short.into(), vals).into());
     }
     cols
+}
+
+/// An axis path's last component (`params.precision_prior.rate` → `rate`).
+fn short_of(path: &str) -> String {
+    path.rsplit('.').next().unwrap_or(path).to_string()
+}
+
+/// Cell `c`'s grid axes other than the paths in `skip`, as `name=value` joined by ", ", each
+/// named by its path's last component (e.g. `init=truth, rate=0.01`); empty if none.
+pub fn axes_text(c: &CellRecord, skip: &[&str]) -> String {
+    c.axes
+        .iter()
+        .filter(|(k, _)| !skip.contains(&k.as_str()))
+        .map(|(k, v)| format!("{}={}", short_of(k), json_text(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The grid's axis paths (e.g. `params.n_latent`), in order of first appearance over the cells.

@@ -9,7 +9,7 @@ use super::table1_kl::method_rank;
 use super::{
     dataset_of, method_of, pooled_of, reported_f64, reported_row, with_errors, z_against_paper,
 };
-use crate::report::{ReportError, Table, json_text};
+use crate::report::{ReportError, Table, axes_text};
 use crate::rundir::{Manifest, RunDir, find};
 
 /// A scalar truth matrix of the dataset (`true_n_units`, ...), if present.
@@ -94,18 +94,9 @@ pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>,
                 sd_of("depth_dev", false),
             ),
         ];
-        // The cell's other grid axes (e.g. `init=truth, rate=0.01`), empty where the prior is its
-        // only one.
-        let setting = c
-            .axes
-            .iter()
-            .filter(|(k, _)| k.as_str() != "params.prior")
-            .map(|(k, v)| format!("{}={}", k.rsplit('.').next().unwrap_or(k), json_text(v)))
-            .collect::<Vec<_>>()
-            .join(", ");
         rows.push((
             method_rank(&prior),
-            (prior, setting),
+            (prior, axes_text(c, &["params.prior"])),
             [klm, 2.0 * kls, um, us, edges.0, edges.1, depth.0, depth.1],
             [
                 truth_scalar(&truth, "true_n_units"),

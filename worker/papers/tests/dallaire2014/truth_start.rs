@@ -5,7 +5,7 @@ use causeway_papers::Model;
 use causeway_papers::chain::Sampler;
 use causeway_papers::dallaire2014::Dallaire2014;
 use causeway_papers::dallaire2014::datasets::ngbn7::{
-    NGBN7_D, NGBN7_N_EDGES, NGBN7_N_UNITS, ngbn7_network, ngbn7_sample, ngbn7_sample_units,
+    NGBN7_D, NGBN7_N_EDGES, NGBN7_N_UNITS, ngbn7_network,
 };
 use causeway_papers::dallaire2014::evaluation::FantasyKl;
 use causeway_papers::dallaire2014::params::{Init, KlDirection, ObservedMap, Params};
@@ -17,20 +17,23 @@ use serde_json::json;
 
 const N: usize = 2000;
 
-/// Training and test data of the §5.2 network with every unit's true output.
+/// Training and test data of the §5.2 network (N = 2000 each) with every unit's true output, as
+/// the experiment's dataset `kind: ngbn7` builds them.
 fn data(seed: u64) -> (Matrix, Matrix, Matrix) {
-    let mut rng = chain_rng(seed, 0, 0, 0);
-    let units = ngbn7_sample_units(N, &mut rng);
-    let train: Vec<f64> = units
-        .chunks_exact(NGBN7_N_UNITS)
-        .flat_map(|u| u[..NGBN7_D].to_vec())
-        .collect();
-    let test = ngbn7_sample(N, &mut rng);
-    (
-        Matrix::new("x", N, NGBN7_D, train),
-        Matrix::new("test", N, NGBN7_D, test),
-        Matrix::new("true_activations", N, NGBN7_N_UNITS, units),
-    )
+    let ctx = DataContext {
+        data_dir: std::path::PathBuf::from("."),
+    };
+    let ds = Dallaire2014
+        .dataset(
+            &json!({"kind": "ngbn7"}),
+            &ctx,
+            &mut chain_rng(seed, 0, 0, 0),
+        )
+        .unwrap();
+    let m = |name: &str| ds.observed(name).unwrap().clone();
+    let (x, test, truth) = (m("x"), m("test"), m("true_activations"));
+    assert_eq!((x.rows, test.rows, truth.rows), (N, N, N));
+    (x, test, truth)
 }
 
 fn params(rate: f64) -> Params {
