@@ -4,9 +4,10 @@
 //! attempts in the current run, the worker that last ran it, its last error, and when it last
 //! started and finished (Unix seconds; `causeway status` estimates the time left from them).
 //!
-//! Ordering rule: a chain's result files are written (atomically, temp file + rename) before its
-//! row says `done`, so a `done` row always has its files; its wall-clock timing (table
-//! `timing`) is stored in the transaction that says so. On start, [`JobStore::reconcile`]
+//! Ordering rule: a chain's result is appended to its shard's [`journal`] file before its row
+//! says `done`, and sealed into the shard's files from there ([`seal`]), so a `done` row always
+//! has its result; its wall-clock timing (table `timing`) is stored in the transaction that says
+//! so. On start, [`JobStore::reconcile`]
 //! repairs what a killed coordinator left: a `done` row whose files are missing goes back to
 //! `pending`; a row not `done` whose files are all present is marked `done` (the rename is
 //! atomic, so the files are complete; the results are kept, and only the chain's timing, which
@@ -142,6 +143,12 @@ pub enum JobTableError {
          remove the directory"
     )]
     NoIdentity { path: PathBuf },
+    /// A result could not be appended to the journal (the chain is not marked done).
+    #[error("{path}: appending to the journal: {source}")]
+    Journal {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the job table's writer thread stopped")]
     WriterGone,
     /// Sealing a shard failed (its journal rows are kept: a rerun seals them).
@@ -189,9 +196,10 @@ pub enum Event {
         worker: String,
         resumed_from: Option<u64>,
     },
-    /// The chain's result: `result` (its journal entry, [`seal::journal_entry`]) and `timing`
-    /// are stored with the row, in one transaction, so a done row always has both (results'
-    /// `rundir::timing`); the result moves to its shard's files when the shard is sealed.
+    /// The chain's result: `result` (its journal entry, [`seal::journal_entry`]) is appended to
+    /// the [`journal`] before the row is committed, with `timing` in the same transaction (so a
+    /// done row has both: results' `rundir::timing`); the result moves to its shard's files
+    /// when the shard is sealed.
     Done {
         index: usize,
         attempts: u32,
@@ -700,6 +708,7 @@ impl Writer {
     }
 }
 
+pub mod journal;
 pub mod seal;
 mod writer;
 pub use seal::{JournalEntry, SealError, Sealer};

@@ -8,8 +8,9 @@
 //!   jobs.sqlite                   the durable job table (schema: [`schema`]; written by the
 //!                                 coordinator's `store`): state per chain, checkpoints, and each
 //!                                 done chain's timing: iteration, elapsed_seconds (wall clock;
-//!                                 not deterministic; see [`timing`]); a finished chain's
-//!                                 result waits in its table `journal` until its shard is sealed
+//!                                 not deterministic; see [`timing`])
+//!   journal/shard-<s>.journal     a finished chain's result, appended before its row says done,
+//!                                 until its shard is sealed (the coordinator's `store::journal`)
 //!   jobs.csv                      jobs.sqlite exported at the end: state, attempts, worker, error
 //!   coordinator.url               with `run --listen`: the URL workers join with
 //!   datasets/<dataset>.observed.parquet, <dataset>.truth.parquet

@@ -25,8 +25,8 @@ pub(super) struct Eta {
 
 /// Store every outcome the dispatcher sends until it is done: results checked and encoded on
 /// blocking threads as they arrive, what has arrived together in one task (several tasks at
-/// once, so the store never serialises the workers), then committed to the job table's journal with the row that says done and the
-/// chain's timing (the writer seals shards from there), checkpoints and failures recorded,
+/// once, so the store never serialises the workers), then appended to the journal before the
+/// row that says done is committed with the chain's timing (the writer seals shards from there), checkpoints and failures recorded,
 /// progress shown; a full disk sends `stop`. Returns the chains stored.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn store_results(

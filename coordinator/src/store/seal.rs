@@ -1,13 +1,18 @@
-//! Sealing: a shard's finished chains moved from the job table's journal into the shard's files
-//! (`causeway_results::rundir::shards`), in plan order.
+//! Sealing: a shard's finished chains moved from the journal (`journal`: a file per shard,
+//! appended as chains finish) into the shard's files (`causeway_results::rundir::shards`), in
+//! plan order.
 //!
 //! Order of writes, so that a kill at any moment loses nothing and adopts nothing half-written:
-//! the journal row is committed with the row that says the chain is done; the shard's files are
-//! written whole and renamed into place; then one transaction deletes the shard's journal rows
-//! and records the files' digest. Killed between the rename and that transaction, the journal
-//! still holds the rows, and sealing them again writes the same bytes.
+//! the result is appended to its shard's journal file, then the row that says the chain is done
+//! is committed; the shard's files are written whole and renamed into place; then one
+//! transaction records the files' digest, and the journal file is removed. Killed between the
+//! rename and the removal, the journal still holds the records, and sealing them again writes
+//! the same bytes. Run directories written before the journal had files keep it in
+//! `jobs.sqlite`'s table `journal`, committed with the done row; such rows are sealed the same
+//! way and deleted in the digest's transaction.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
 
 use causeway_proto::v1::ChainResult;
 use causeway_results::rundir::RunDir;
@@ -16,6 +21,8 @@ use causeway_results::rundir::shards::{SealedChain, shard_jobs, shard_of};
 use causeway_worker::wire::chain_output_from_result;
 use prost::Message as _;
 use rusqlite::{Connection, params};
+
+use super::journal;
 
 /// A sealing that failed: the job table, or the shard's files (the journal keeps the rows; a
 /// rerun seals them).
@@ -154,12 +161,18 @@ pub fn seal_held(rd: &RunDir, shard: usize, chains: Vec<SealedChain>) -> Sealed 
     }
 }
 
-/// Record shards written by [`seal_held`] in one transaction: each one's journal rows deleted
-/// and its digest recorded. A shard whose files failed keeps its rows (a rerun seals them);
-/// its error is returned after the others are recorded.
-pub fn record_sealed(conn: &mut Connection, sealed: Vec<Sealed>) -> Result<(), SealError> {
+/// Record shards written by [`seal_held`] in one transaction: each one's digest recorded (and
+/// its rows of an older directory's journal table deleted), then its journal file removed. A
+/// shard whose files failed keeps its journal (a rerun seals it); its error is returned after
+/// the others are recorded.
+pub fn record_sealed(
+    conn: &mut Connection,
+    rd: &RunDir,
+    sealed: Vec<Sealed>,
+) -> Result<(), SealError> {
     let tx = conn.transaction()?;
     let mut first_error = None;
+    let mut done = Vec::new();
     {
         let mut forget = tx.prepare_cached("DELETE FROM journal WHERE idx = ?1")?;
         let mut digest = tx.prepare_cached(DIGEST_SQL)?;
@@ -170,6 +183,7 @@ pub fn record_sealed(conn: &mut Connection, sealed: Vec<Sealed>) -> Result<(), S
                         forget.execute([i as i64])?;
                     }
                     digest.execute(params![s.shard as i64, d.as_slice()])?;
+                    done.push(s.shard);
                 }
                 Err(e) => {
                     first_error.get_or_insert(SealError::Files(e));
@@ -178,26 +192,43 @@ pub fn record_sealed(conn: &mut Connection, sealed: Vec<Sealed>) -> Result<(), S
         }
     }
     tx.commit()?;
+    for shard in done {
+        remove_journal(&rd.root, shard)?;
+    }
     first_error.map_or(Ok(()), Err)
 }
 
-/// Seal every shard that has rows in the journal: what a killed run left, or the end of a run.
+fn remove_journal(root: &Path, shard: usize) -> Result<(), SealError> {
+    journal::remove(root, shard).map_err(|source| {
+        SealError::Files(causeway_results::rundir::StoreError::Io {
+            path: journal::path(root, shard),
+            source,
+        })
+    })
+}
+
+/// Seal every shard that has a journal file or rows in the job table's journal: what a killed
+/// run left, or the end of a run.
 pub fn seal_journal(conn: &mut Connection, rd: &RunDir, n_jobs: usize) -> Result<(), SealError> {
-    let shards: BTreeSet<usize> = {
+    let mut shards: BTreeSet<usize> = {
         let mut st = conn.prepare("SELECT idx FROM journal")?;
         st.query_map([], |r| r.get::<_, i64>(0))?
             .map(|i| i.map(|i| shard_of(i as usize, n_jobs)))
             .collect::<Result<_, _>>()?
     };
+    shards.extend(journal::shards(&rd.root));
     for s in shards {
         seal_shard(conn, rd, n_jobs, s)?;
     }
+    journal::remove_dir_if_empty(&rd.root);
     Ok(())
 }
 
-/// Seal shard `shard`: its journal rows into its files, then the rows deleted and the digest
-/// recorded in one transaction. A journal row that does not decode (damaged) is dropped and its
-/// chain goes back to `pending`.
+/// Seal shard `shard`: its journal's records of done chains (the file's, then any rows of the
+/// job table's journal) into its files, then the digest recorded (and the rows deleted) in one
+/// transaction, and the journal file removed. A record that does not decode (damaged) is
+/// dropped and its chain goes back to `pending`; a done chain whose record was lost is not in
+/// the shard, and the run's reconciling sends it back to `pending`.
 fn seal_shard(
     conn: &mut Connection,
     rd: &RunDir,
@@ -206,26 +237,52 @@ fn seal_shard(
 ) -> Result<(), SealError> {
     let range = shard_jobs(shard, n_jobs);
     let (lo, hi) = (range.start as i64, range.end as i64);
-    let rows: Vec<(i64, String, Vec<u8>)> = {
+    let mut records: BTreeMap<usize, Vec<u8>> = {
         let mut st = conn.prepare_cached(
-            "SELECT journal.idx, jobs.job_id, journal.result FROM journal \
-             JOIN jobs ON jobs.idx = journal.idx \
-             WHERE journal.idx >= ?1 AND journal.idx < ?2 ORDER BY journal.idx",
+            "SELECT journal.idx, journal.result FROM journal \
+             WHERE journal.idx >= ?1 AND journal.idx < ?2",
         )?;
-        st.query_map(params![lo, hi], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<_, _>>()?
+        st.query_map(params![lo, hi], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?
     };
-    let mut chains = Vec::with_capacity(rows.len());
+    let (appended, torn) = journal::read(&rd.root, shard).map_err(|source| {
+        SealError::Files(causeway_results::rundir::StoreError::Io {
+            path: journal::path(&rd.root, shard),
+            source,
+        })
+    })?;
+    if let Some(why) = torn {
+        tracing::warn!(
+            "{}: {why}; the chains it held after it run again",
+            journal::path(&rd.root, shard).display()
+        );
+    }
+    // The last record of a chain wins (a chain stored again holds the same bytes).
+    records.extend(appended);
+    let done: HashMap<usize, String> = {
+        let mut st = conn.prepare_cached(
+            "SELECT idx, job_id FROM jobs WHERE state = 'done' AND idx >= ?1 AND idx < ?2",
+        )?;
+        st.query_map(params![lo, hi], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?
+    };
+    let mut chains = Vec::with_capacity(records.len());
     let mut damaged = Vec::new();
-    for (i, id, blob) in rows {
+    for (i, blob) in records {
+        // A record whose done row never committed: the chain runs again.
+        let Some(id) = done.get(&i) else { continue };
         let chain = ChainResult::decode(blob.as_slice())
             .map_err(|e| e.to_string())
-            .and_then(|r| sealed_chain(i as usize, &id, r));
+            .and_then(|r| sealed_chain(i, id, r));
         match chain {
             Ok(c) => chains.push(c),
             Err(e) => {
                 tracing::warn!("{id}: its stored result is damaged ({e}); the chain runs again");
-                damaged.push(i);
+                damaged.push(i as i64);
             }
         }
     }
@@ -248,5 +305,5 @@ fn seal_shard(
         tx.execute(DIGEST_SQL, params![shard as i64, d.as_slice()])?;
     }
     tx.commit()?;
-    Ok(())
+    remove_journal(&rd.root, shard)
 }

@@ -141,11 +141,9 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(state_of(&got[&1]), (20, vec![2, 2]));
-    let journal: Vec<u8> = store
-        .conn
-        .query_row("SELECT result FROM journal WHERE idx = 0", [], |r| r.get(0))
-        .expect("the result in the journal");
-    assert_eq!(journal, entry(0).bytes);
+    let (records, torn) = journal::read(dir.path(), 0).expect("the journal");
+    assert_eq!(records, vec![(0, entry(0).bytes)]);
+    assert_eq!(torn, None);
     let resumes: (i64, i64, i64, Option<f64>) = store
         .conn
         .query_row(
@@ -205,6 +203,17 @@ fn entry(i: usize) -> Box<JournalEntry> {
     Box::new(seal::journal_entry(i, &format!("job{i}"), result(i)).expect("entry"))
 }
 
+/// Job `i` done on worker "w", at its first attempt.
+fn done(i: usize) -> Event {
+    Event::Done {
+        index: i,
+        attempts: 1,
+        worker: "w".into(),
+        timing: ChainTiming::default(),
+        result: entry(i),
+    }
+}
+
 /// Job `i`'s result as a worker sends it: two rows of one traced scalar.
 fn result(i: usize) -> causeway_proto::v1::ChainResult {
     causeway_proto::v1::ChainResult {
@@ -248,13 +257,7 @@ fn shards_are_sealed_from_the_journal_whatever_the_order() {
         let all: Vec<usize> = (0..n).collect();
         let w = store.into_writer(seal.then(|| Sealer::new(rd.clone(), n, &all)));
         for (k, &i) in order.iter().enumerate() {
-            w.send(Event::Done {
-                index: i,
-                attempts: 1,
-                worker: "w".into(),
-                timing: ChainTiming::default(),
-                result: entry(i),
-            });
+            w.send(done(i));
             if k == 2 && seal {
                 w.flush().expect("flush");
                 // Jobs 0-2 (shard 0) are done: it is sealed while the run goes on.
@@ -265,11 +268,8 @@ fn shards_are_sealed_from_the_journal_whatever_the_order() {
         (dir, rd, store)
     };
     let (a, _, store) = run(&(0..n).collect::<Vec<_>>(), true);
-    let journal: i64 = store
-        .conn
-        .query_row("SELECT COUNT(*) FROM journal", [], |r| r.get(0))
-        .expect("count");
-    assert_eq!(journal, 0);
+    assert!(journal::shards(a.path()).is_empty());
+    assert!(!a.path().join(journal::DIR).exists(), "the journal is gone");
     assert_eq!(store.shard_digests().expect("digests").len(), 200);
     let files = chain_files(a.path());
     assert_eq!(files.len(), 200, "one trace file a shard, no statistics");
@@ -284,6 +284,7 @@ fn shards_are_sealed_from_the_journal_whatever_the_order() {
 
     let (c, rd, mut store) = run(&order, false);
     assert!(chain_files(c.path()).is_empty(), "killed before sealing");
+    assert_eq!(journal::shards(c.path()).len(), 200);
     store.seal_journal(&rd).expect("seal");
     assert!(
         chain_files(c.path()) == files,
@@ -294,4 +295,114 @@ fn shards_are_sealed_from_the_journal_whatever_the_order() {
         x.column("x").expect("x").f64().expect("f64").get(0),
         Some(7.0)
     );
+}
+
+/// Three done chains of one shard (of 600 jobs, 3 a shard), journaled without sealing: a run
+/// killed before its shard was sealed. Returns the directory, its run directory and its table.
+fn three_done_unsealed() -> (tempfile::TempDir, RunDir, JobStore) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let store = JobStore::open(dir.path(), &ids(600), "plan-a", false).expect("open");
+    let w = store.into_writer(None);
+    for i in 0..3 {
+        w.send(done(i));
+    }
+    let store = w.finish().expect("finish");
+    (dir, rd, store)
+}
+
+/// The journal's record of a chain is adopted only whole and intact: a torn last record (a
+/// kill in the middle of an append) and a flipped byte are detected, the records before them
+/// sealed, and the chains they held go back to `pending` (through the run's reconciling);
+/// nothing of the damaged records reaches the shard.
+#[test]
+fn a_torn_or_damaged_journal_record_is_not_sealed_and_its_chain_runs_again() {
+    let journal_bytes = |dir: &Path| std::fs::read(journal::path(dir, 0)).expect("journal");
+    let record = entry(0).bytes.len() + 28;
+    for (what, damage) in [
+        (
+            "torn",
+            Box::new(|b: &mut Vec<u8>| b.truncate(b.len() - 5)) as Box<dyn Fn(&mut Vec<u8>)>,
+        ),
+        // The first byte of the second record's payload: x = 1.0 would read as another value.
+        (
+            "flipped",
+            Box::new(move |b: &mut Vec<u8>| b[record + 28 + 3] ^= 0x10),
+        ),
+    ] {
+        let (dir, rd, mut store) = three_done_unsealed();
+        let mut bytes = journal_bytes(dir.path());
+        assert_eq!(bytes.len(), 3 * record, "{what}");
+        damage(&mut bytes);
+        std::fs::write(journal::path(dir.path(), 0), &bytes).expect("damage");
+        store.seal_journal(&rd).expect("seal");
+        assert!(
+            journal::shards(dir.path()).is_empty(),
+            "{what}: the journal is sealed"
+        );
+        let stored = rd.stored_index();
+        let kept: Vec<bool> = (0..3)
+            .map(|i| stored.contains(&format!("job{i}")))
+            .collect();
+        let want = if what == "torn" {
+            vec![true, true, false]
+        } else {
+            vec![true, false, false]
+        };
+        assert_eq!(kept, want, "{what}");
+        let x = rd.read_trace("job0").expect("trace");
+        assert_eq!(
+            x.column("x").expect("x").f64().expect("f64").get(0),
+            Some(0.0)
+        );
+        let todo = store
+            .reconcile(|i| stored.contains(&format!("job{i}")))
+            .expect("reconcile");
+        let lost: Vec<usize> = (0..3).filter(|&i| !want[i]).collect();
+        assert_eq!(
+            todo[..lost.len()],
+            lost,
+            "{what}: their done rows go back to pending"
+        );
+    }
+}
+
+/// A record whose done row never committed (killed between the append and the transaction)
+/// is not adopted: its chain stays pending and runs again.
+#[test]
+fn a_journal_record_without_its_done_row_is_not_adopted() {
+    let (dir, rd, mut store) = three_done_unsealed();
+    journal::append(dir.path(), 600, [(4, entry(4).bytes.as_slice())]).expect("append");
+    store.seal_journal(&rd).expect("seal");
+    let stored = rd.stored_index();
+    assert!(stored.contains("job2"));
+    assert!(!stored.contains("job4"), "a record without its done row");
+    assert!(journal::shards(dir.path()).is_empty());
+}
+
+/// A run directory written before the journal had files keeps results in `jobs.sqlite`'s
+/// table `journal`: a rerun seals them, and empties the table.
+#[test]
+fn an_older_directorys_journal_rows_are_sealed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let mut store = JobStore::open(dir.path(), &ids(600), "plan-a", false).expect("open");
+    store
+        .conn
+        .execute(
+            "INSERT INTO journal (idx, result) VALUES (5, ?1)",
+            [entry(5).bytes],
+        )
+        .expect("an old journal row");
+    store
+        .conn
+        .execute("UPDATE jobs SET state = 'done' WHERE idx = 5", [])
+        .expect("its row");
+    store.seal_journal(&rd).expect("seal");
+    assert!(rd.stored_index().contains("job5"));
+    let rows: i64 = store
+        .conn
+        .query_row("SELECT COUNT(*) FROM journal", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(rows, 0);
 }

@@ -2,6 +2,7 @@
 //! transaction; checkpoints are encoded and sealed here, off the dispatcher. The shards whose
 //! chains have finished are written by a thread of its own (`Sealing`) and recorded here.
 
+use super::journal;
 use super::*;
 use causeway_results::rundir::shards::SealedChain;
 
@@ -16,6 +17,7 @@ pub(super) fn write_loop(
 ) -> Result<JobStore, (JobStore, JobTableError)> {
     let mut first_error: Option<JobTableError> = None;
     let path = store.path.clone();
+    let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut record = |e: JobTableError| {
         tracing::error!("{e}");
         failed.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -42,15 +44,35 @@ pub(super) fn write_loop(
                 }
             }
         }
-        let applied = match apply(&mut store.conn, &batch) {
-            Ok(()) => true,
+        // The results first, then the rows that say they are done.
+        let journaled = journal::append(
+            &root,
+            store.n_jobs,
+            batch.iter().filter_map(|m| match m {
+                Msg::Event(Event::Done { index, result, .. }) => {
+                    Some((*index, result.bytes.as_slice()))
+                }
+                _ => None,
+            }),
+        );
+        let applied = match journaled {
             Err(source) => {
-                record(JobTableError::Sqlite {
-                    path: store.path.clone(),
+                record(JobTableError::Journal {
+                    path: root.join(journal::DIR),
                     source,
                 });
                 false
             }
+            Ok(()) => match apply(&mut store.conn, &batch) {
+                Ok(()) => true,
+                Err(source) => {
+                    record(JobTableError::Sqlite {
+                        path: store.path.clone(),
+                        source,
+                    });
+                    false
+                }
+            },
         };
         backlog.fetch_sub(batch.len(), std::sync::atomic::Ordering::Relaxed);
         let mut acks = Vec::new();
@@ -175,7 +197,7 @@ impl Sealing {
         if sealed.is_empty() {
             return Ok(());
         }
-        record_sealed(conn, sealed)
+        record_sealed(conn, self.sealer.run_dir(), sealed)
     }
 }
 
@@ -262,8 +284,6 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
         )?;
         let mut forget = tx.prepare_cached("DELETE FROM checkpoints WHERE idx = ?1")?;
         let mut timed = tx.prepare_cached(TIMING_INSERT_SQL)?;
-        let mut journal =
-            tx.prepare_cached("INSERT OR REPLACE INTO journal (idx, result) VALUES (?1, ?2)")?;
         let mut forget_end = tx.prepare_cached("DELETE FROM ends WHERE idx = ?1")?;
         let mut resumed = tx.prepare_cached(
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
@@ -283,16 +303,10 @@ fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
                         finished.then_some(t),
                     ])?;
                     match ev {
-                        Event::Done {
-                            index,
-                            timing,
-                            result,
-                            ..
-                        } => {
+                        Event::Done { index, timing, .. } => {
                             forget.execute([*index as i64])?;
                             let (its, secs) = timing.to_blobs();
                             timed.execute(params![*index as i64, its, secs])?;
-                            journal.execute(params![*index as i64, result.bytes])?;
                         }
                         Event::Started {
                             index,

@@ -10,8 +10,9 @@
 //! - `resumes`: every resumption of a chain from a checkpoint.
 //! - `timing`: a done chain's wall-clock timing (little-endian u64 iterations and f64 seconds),
 //!   written in the transaction that marks its row done ([`TIMING_INSERT_SQL`]).
-//! - `journal`: a done chain's result (protobuf `ChainResult` bytes) until its shard is sealed
-//!   (`rundir::shards`), written in the transaction that marks its row done; sealing writes the
+//! - `journal`: in run directories written before the journal had files of its own (the
+//!   coordinator's `store::journal`), a done chain's result (protobuf `ChainResult` bytes) until
+//!   its shard is sealed, written in the transaction that marks its row done; sealing writes the
 //!   shard's files, then deletes the shard's rows here and records its digest in `shards`.
 //! - `shards`: a sealed shard's files' digest (`rundir::RunDir::shard_digest`); a resume adopts
 //!   a shard only if its files still have it, and runs a damaged shard's chains again.

@@ -23,8 +23,8 @@
 //! insertion order) and is not what pandas, polars, pyarrow and ArviZ read. A shard is written
 //! whole, from its chains sorted by plan index ("sealed"), so its bytes depend only on which
 //! chains are stored, never on the worker count, the order they finished in or retries. Until
-//! then a chain's result waits in the job table's journal (the coordinator's `store`), committed
-//! in the transaction that marks it done; see [`RunDir::seal_shard`].
+//! then a chain's result waits in its shard's journal file (the coordinator's `store::journal`),
+//! appended before the transaction that marks it done; see [`RunDir::seal_shard`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
