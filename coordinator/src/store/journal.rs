@@ -3,7 +3,7 @@
 //! marks its row done, and the file removed once the shard is sealed
 //! (`causeway_results::rundir::shards`) and its digest recorded.
 //!
-//! A record is a 28-byte head, then the payload: its length (u32), the chain's plan index
+//! A record ([`record`]) is a 28-byte head, then the payload: its length (u32), the chain's plan index
 //! (u64), the XXH3-128 digest of the index and the payload ([`digest_parts`]), all
 //! little-endian. A reader takes the records in order up to the first that is short or whose
 //! digest differs (a kill in the middle of an append, or damage): what follows is not trusted.
@@ -62,7 +62,33 @@ fn digest_of(index: u64, payload: &[u8]) -> Digest {
     digest_parts(&[&index.to_le_bytes(), payload])
 }
 
-/// Append `records` (plan index, result bytes) of a plan of `n_jobs` jobs to their shards'
+/// Plan job `index`'s result `result` as a journal record: the head (length, index, digest),
+/// then the payload, its protobuf bytes. Framed where the result is encoded, on the threads
+/// that check results, so that the writer thread only appends.
+///
+/// # Errors
+/// A result of 4 GiB or more (the head's length is 32 bits).
+pub fn record(index: usize, result: &impl prost::Message) -> Result<Vec<u8>, String> {
+    let n = result.encoded_len();
+    let len = u32::try_from(n).map_err(|_| format!("a result of {n} bytes is over 4 GiB"))?;
+    let mut out = Vec::with_capacity(HEAD + n);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(index as u64).to_le_bytes());
+    out.extend_from_slice(&[0; 16]);
+    // Encoding into a Vec with room for it cannot fail.
+    let _ = result.encode(&mut out);
+    let digest = digest_of(index as u64, &out[HEAD..]);
+    out[12..HEAD].copy_from_slice(&digest);
+    Ok(out)
+}
+
+/// The payload (the result's protobuf bytes) of a [`record`].
+#[cfg(test)]
+pub fn payload(record: &[u8]) -> &[u8] {
+    record.get(HEAD..).unwrap_or_default()
+}
+
+/// Append `records` (plan index, its [`record`]) of a plan of `n_jobs` jobs to their shards'
 /// journal files under `root`, each file opened once. A failed append is cut back to the
 /// file's length before it, so that a later append is not hidden behind a torn record.
 ///
@@ -74,30 +100,21 @@ pub fn append<'a>(
     n_jobs: usize,
     records: impl IntoIterator<Item = (usize, &'a [u8])>,
 ) -> io::Result<()> {
-    let mut by_shard: Vec<(usize, usize, &[u8])> = records
+    let mut by_shard: Vec<(usize, &[u8])> = records
         .into_iter()
-        .map(|(i, bytes)| (shard_of(i, n_jobs), i, bytes))
+        .map(|(i, record)| (shard_of(i, n_jobs), record))
         .collect();
     if by_shard.is_empty() {
         return Ok(());
     }
-    by_shard.sort_by_key(|&(s, _, _)| s);
+    by_shard.sort_by_key(|&(s, _)| s);
     fs::create_dir_all(root.join(DIR))?;
     let mut buf = Vec::new();
     for group in by_shard.chunk_by(|a, b| a.0 == b.0) {
         buf.clear();
-        for &(_, index, payload) in group {
-            let len = u32::try_from(payload.len()).map_err(|_| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("a result of {} bytes is over 4 GiB", payload.len()),
-                )
-            })?;
-            buf.extend_from_slice(&len.to_le_bytes());
-            buf.extend_from_slice(&(index as u64).to_le_bytes());
-            buf.extend_from_slice(&digest_of(index as u64, payload));
-            buf.extend_from_slice(payload);
-        }
+        group
+            .iter()
+            .for_each(|(_, record)| buf.extend_from_slice(record));
         let p = path(root, group[0].0);
         let mut f = fs::OpenOptions::new().create(true).append(true).open(&p)?;
         let before = f.metadata()?.len();

@@ -41,12 +41,12 @@ impl SealError {
     }
 }
 
-/// A finished chain's result twice: as the journal stores it (`bytes`, protobuf `ChainResult`,
-/// until its shard is sealed) and as its shard will (`chain`, held in memory so that sealing
-/// does not read the journal back).
+/// A finished chain's result twice: as the journal stores it (`record`: [`journal::record`],
+/// the protobuf `ChainResult` framed, until its shard is sealed) and as its shard will
+/// (`chain`, held in memory so that sealing does not read the journal back).
 #[derive(Debug, Clone)]
 pub struct JournalEntry {
-    pub bytes: Vec<u8>,
+    pub record: Vec<u8>,
     pub chain: SealedChain,
 }
 
@@ -54,15 +54,16 @@ pub struct JournalEntry {
 /// matrices checked first, so that sealing it cannot fail on them.
 ///
 /// # Errors
-/// A summary matrix or sizes that do not fit (as [`SealedChain::new`] checks them).
+/// A summary matrix or sizes that do not fit (as [`SealedChain::new`] checks them), or a
+/// result of 4 GiB or more.
 pub fn journal_entry(
     index: usize,
     job_id: &str,
     result: ChainResult,
 ) -> Result<JournalEntry, String> {
-    let bytes = result.encode_to_vec();
+    let record = journal::record(index, &result).map_err(|e| format!("{job_id}: {e}"))?;
     let chain = sealed_chain(index, job_id, result).map_err(|e| format!("{job_id}: {e}"))?;
-    Ok(JournalEntry { bytes, chain })
+    Ok(JournalEntry { record, chain })
 }
 
 /// Plan job `index` (`job_id`)'s result as its shard stores it: its summary matrices and sizes
@@ -199,12 +200,17 @@ pub fn record_sealed(
 }
 
 fn remove_journal(root: &Path, shard: usize) -> Result<(), SealError> {
-    journal::remove(root, shard).map_err(|source| {
+    journal::remove(root, shard).map_err(journal_error(root, shard))
+}
+
+/// An I/O error on shard `shard`'s journal file, as a sealing error naming the file.
+fn journal_error(root: &Path, shard: usize) -> impl FnOnce(std::io::Error) -> SealError + '_ {
+    move |source| {
         SealError::Files(causeway_results::rundir::StoreError::Io {
             path: journal::path(root, shard),
             source,
         })
-    })
+    }
 }
 
 /// Seal every shard that has a journal file or rows in the job table's journal: what a killed
@@ -247,12 +253,8 @@ fn seal_shard(
         })?
         .collect::<Result<_, _>>()?
     };
-    let (appended, torn) = journal::read(&rd.root, shard).map_err(|source| {
-        SealError::Files(causeway_results::rundir::StoreError::Io {
-            path: journal::path(&rd.root, shard),
-            source,
-        })
-    })?;
+    let (appended, torn) =
+        journal::read(&rd.root, shard).map_err(journal_error(&rd.root, shard))?;
     if let Some(why) = torn {
         tracing::warn!(
             "{}: {why}; the chains it held after it run again",

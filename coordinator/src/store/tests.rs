@@ -142,7 +142,10 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(state_of(&got[&1]), (20, vec![2, 2]));
     let (records, torn) = journal::read(dir.path(), 0).expect("the journal");
-    assert_eq!(records, vec![(0, entry(0).bytes)]);
+    assert_eq!(
+        records,
+        vec![(0, journal::payload(&entry(0).record).to_vec())]
+    );
     assert_eq!(torn, None);
     let resumes: (i64, i64, i64, Option<f64>) = store
         .conn
@@ -318,7 +321,7 @@ fn three_done_unsealed() -> (tempfile::TempDir, RunDir, JobStore) {
 #[test]
 fn a_torn_or_damaged_journal_record_is_not_sealed_and_its_chain_runs_again() {
     let journal_bytes = |dir: &Path| std::fs::read(journal::path(dir, 0)).expect("journal");
-    let record = entry(0).bytes.len() + 28;
+    let record = entry(0).record.len();
     for (what, damage) in [
         (
             "torn",
@@ -372,7 +375,7 @@ fn a_torn_or_damaged_journal_record_is_not_sealed_and_its_chain_runs_again() {
 #[test]
 fn a_journal_record_without_its_done_row_is_not_adopted() {
     let (dir, rd, mut store) = three_done_unsealed();
-    journal::append(dir.path(), 600, [(4, entry(4).bytes.as_slice())]).expect("append");
+    journal::append(dir.path(), 600, [(4, entry(4).record.as_slice())]).expect("append");
     store.seal_journal(&rd).expect("seal");
     let stored = rd.stored_index();
     assert!(stored.contains("job2"));
@@ -391,7 +394,7 @@ fn an_older_directorys_journal_rows_are_sealed() {
         .conn
         .execute(
             "INSERT INTO journal (idx, result) VALUES (5, ?1)",
-            [entry(5).bytes],
+            [journal::payload(&entry(5).record)],
         )
         .expect("an old journal row");
     store

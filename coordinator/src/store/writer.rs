@@ -50,7 +50,7 @@ pub(super) fn write_loop(
             store.n_jobs,
             batch.iter().filter_map(|m| match m {
                 Msg::Event(Event::Done { index, result, .. }) => {
-                    Some((*index, result.bytes.as_slice()))
+                    Some((*index, result.record.as_slice()))
                 }
                 _ => None,
             }),
