@@ -7,6 +7,8 @@
 
 #![allow(clippy::all)]
 
+pub mod codec;
+
 /// Generated messages and the `Worker` and `Coordinator` services.
 #[allow(clippy::unwrap_used)]
 pub mod v1 {

@@ -36,6 +36,7 @@ fn generated_code_matches_the_proto_file() {
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
+        .codec_path("crate::codec::SliceCodec")
         .out_dir(out.path())
         .compile_fds(fds)
         .expect("tonic-prost-build");

@@ -105,7 +105,7 @@ pub mod coordinator_client {
                         format!("Service was not ready: {}", e.into()),
                     )
                 })?;
-            let codec = tonic_prost::ProstCodec::default();
+            let codec = crate::codec::SliceCodec::default();
             let path = http::uri::PathAndQuery::from_static(
                 "/causeway.v1.Coordinator/Register",
             );

@@ -102,7 +102,7 @@ pub mod worker_client {
                         format!("Service was not ready: {}", e.into()),
                     )
                 })?;
-            let codec = tonic_prost::ProstCodec::default();
+            let codec = crate::codec::SliceCodec::default();
             let path = http::uri::PathAndQuery::from_static("/causeway.v1.Worker/Hello");
             let mut req = request.into_request();
             req.extensions_mut().insert(GrpcMethod::new("causeway.v1.Worker", "Hello"));
@@ -124,7 +124,7 @@ pub mod worker_client {
                         format!("Service was not ready: {}", e.into()),
                     )
                 })?;
-            let codec = tonic_prost::ProstCodec::default();
+            let codec = crate::codec::SliceCodec::default();
             let path = http::uri::PathAndQuery::from_static(
                 "/causeway.v1.Worker/RunChain",
             );
@@ -154,7 +154,7 @@ pub mod worker_client {
                         format!("Service was not ready: {}", e.into()),
                     )
                 })?;
-            let codec = tonic_prost::ProstCodec::default();
+            let codec = crate::codec::SliceCodec::default();
             let path = http::uri::PathAndQuery::from_static(
                 "/causeway.v1.Worker/RunBatch",
             );

@@ -148,7 +148,7 @@ pub mod worker_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = HelloSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
+                        let codec = crate::codec::SliceCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(
                                 accept_compression_encodings,
@@ -192,7 +192,7 @@ pub mod worker_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = RunChainSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
+                        let codec = crate::codec::SliceCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(
                                 accept_compression_encodings,
@@ -238,7 +238,7 @@ pub mod worker_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = RunBatchSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
+                        let codec = crate::codec::SliceCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(
                                 accept_compression_encodings,
