@@ -241,6 +241,10 @@ pub struct Plan {
     /// The `until:` criterion and caps of a convergence-driven run (`crate::until`), with
     /// `run.burn_in` as a fraction when the YAML gives one.
     pub until: Option<(Criterion, Option<f64>)>,
+    /// Replicate 0's dataset of every dataset key (`CellRecord::dataset_key`), as the loader
+    /// built it to check the cells: what `dataset_rng(base_seed, key, 0)` gives, so the runner
+    /// stores and ships these rather than reading the files and drawing the data again.
+    pub first_datasets: HashMap<u64, causeway_papers::Dataset>,
     /// What the run directory records of the plan (`manifest.json`): name, seed, monitored
     /// scalars, report kinds, the papers' values, every cell and every chain with its seed.
     /// Built once here; `causeway run` writes it as it is, adding the code versions.
@@ -327,7 +331,7 @@ pub fn plan_from_str(
             data_dir: data_dir.clone(),
         },
     };
-    let cells = grid::expand(&ctx, &expansion, n_cells, base)?;
+    let (cells, first_datasets) = grid::expand(&ctx, &expansion, n_cells, base)?;
     check_report_and_monitor(&ctx, &ef, model)?;
     let reported = to_json(&ctx, &ef.reported, "reported")?;
     let checks = checks(&ctx, &ef.checks)?;
@@ -352,6 +356,7 @@ pub fn plan_from_str(
         checks,
         checkpoint_every: counts.checkpoint_every,
         until: until.map(|u| (u, counts.burn_in.fraction())),
+        first_datasets,
         manifest: Manifest {
             name: ef.name,
             description: ef.description,

@@ -363,22 +363,29 @@ fn build_datasets(plan: &Plan, model: &dyn Model, rd: &RunDir) -> anyhow::Result
             if shipped.contains_key(&k) {
                 continue;
             }
-            let mut rng = dataset_rng(plan.manifest.base_seed, cell.dataset_key, r);
-            let data = causeway_papers::sbc::build_dataset(
-                model,
-                &cell.params,
-                &cell.dataset,
-                &ctx,
-                &mut rng,
-            )
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: dataset of cell {}: {e}",
-                    plan.file.display(),
-                    cell.index
-                )
-            })?;
-            rd.write_dataset(&cell.dataset_id, r, &data)?;
+            let built;
+            let data = match plan.first_datasets.get(&cell.dataset_key) {
+                Some(d) if r == 0 => d,
+                _ => {
+                    let mut rng = dataset_rng(plan.manifest.base_seed, cell.dataset_key, r);
+                    built = causeway_papers::sbc::build_dataset(
+                        model,
+                        &cell.params,
+                        &cell.dataset,
+                        &ctx,
+                        &mut rng,
+                    )
+                    .map_err(|e| {
+                        anyhow::anyhow!(
+                            "{}: dataset of cell {}: {e}",
+                            plan.file.display(),
+                            cell.index
+                        )
+                    })?;
+                    &built
+                }
+            };
+            rd.write_dataset(&cell.dataset_id, r, data)?;
             shipped.insert(
                 k,
                 Observed::new(data.observed.iter().map(matrix_to_wire).collect()),

@@ -72,7 +72,7 @@ fn assert_same_files(got: &Path, want: &Path, what: &str) {
         "{what}: file lists differ"
     );
     assert!(
-        want.keys().any(|k| k.ends_with(".summary.parquet")),
+        want.keys().any(|k| k.ends_with(".summary.arrow")),
         "the grid stores larger summary matrices in summary files"
     );
     for (k, v) in &want {

@@ -72,18 +72,33 @@ pub(super) fn check_name(ctx: &Ctx<'_>, name: &str) -> Result<(), ExperimentErro
 }
 
 /// The YAML path of the first non-finite number in `v` (paths as [`Positions`] names them).
+/// The path is built only down to that number: every cell of a grid is checked, and almost
+/// none has one.
 pub(super) fn non_finite(v: &Value, path: &str) -> Option<String> {
     match v {
         Value::Number(n) if n.as_f64().is_some_and(|x| !x.is_finite()) => Some(path.to_string()),
         Value::Sequence(s) => s
             .iter()
             .enumerate()
-            .find_map(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
+            .find(|(_, x)| has_non_finite(x))
+            .and_then(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
         Value::Mapping(m) => m
             .iter()
-            .find_map(|(k, x)| non_finite(x, &format!("{path}.{}", key_str(k)))),
+            .find(|(_, x)| has_non_finite(x))
+            .and_then(|(k, x)| non_finite(x, &format!("{path}.{}", key_str(k)))),
         Value::Tagged(t) => non_finite(&t.value, path),
         _ => None,
+    }
+}
+
+/// Whether `v` holds a non-finite number anywhere.
+fn has_non_finite(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.as_f64().is_some_and(|x| !x.is_finite()),
+        Value::Sequence(s) => s.iter().any(has_non_finite),
+        Value::Mapping(m) => m.values().any(has_non_finite),
+        Value::Tagged(t) => has_non_finite(&t.value),
+        _ => false,
     }
 }
 

@@ -204,13 +204,15 @@ pub(super) struct Expansion<'a> {
 /// Every cell of the grid (mixed-radix over the axes' values, last axis fastest), each validated
 /// by the model, its first dataset built once per dataset key (a missing or malformed file, or
 /// params that do not fit the data, stop the run before any chain), and checked against it.
-/// `base` is the profile-merged `(params, dataset, origins)`.
+/// `base` is the profile-merged `(params, dataset, origins)`. Returns the cells and, by
+/// dataset key, the replicate-0 dataset each key's first cell was checked against (the runner
+/// ships and stores these instead of building them again).
 pub(super) fn expand(
     ctx: &Ctx<'_>,
     x: &Expansion<'_>,
     n_cells: usize,
     base: (Value, Value, HashMap<String, String>),
-) -> Result<Vec<CellRecord>, ExperimentError> {
+) -> Result<(Vec<CellRecord>, HashMap<u64, causeway_papers::Dataset>), ExperimentError> {
     let dims = x.axes.dims();
     let mut first_replicates: HashMap<u64, causeway_papers::Dataset> = HashMap::new();
     let mut cells = Vec::with_capacity(n_cells);
@@ -223,7 +225,7 @@ pub(super) fn expand(
         }
         cells.push(cell(ctx, x, index, &digits, &base, &mut first_replicates)?);
     }
-    Ok(cells)
+    Ok((cells, first_replicates))
 }
 
 /// Cell `index`, at the axes' positions `digits`.

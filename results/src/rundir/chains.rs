@@ -16,10 +16,9 @@ use std::sync::{Arc, MutexGuard};
 use causeway_papers::Matrix;
 use polars::prelude::*;
 
-use super::shards::{Shard, files_digest, remove_if_exists, shard_job_ids};
+use super::shards::{Shard, files_digest, frame_defect, remove_if_exists, shard_job_ids};
 use super::{
-    RunDir, SUMMARY_KEY, StoreError, footer_value, parquet_frame_defect, read_matrices,
-    read_parquet, summary_from_json,
+    RunDir, SUMMARY_KEY, StoreError, footer_value, read_matrices, read_parquet, summary_from_json,
 };
 
 /// Shards kept decoded.
@@ -267,8 +266,8 @@ impl RunDir {
     }
 
     /// Why a stored chain cannot be read, if it cannot: not stored, or a file of it that is not
-    /// a complete Parquet file ([`parquet_frame_defect`]: `PAR1` at both ends and a footer
-    /// length that fits). Cheap enough to run on every chain of a resumed run.
+    /// complete (a Parquet file without `PAR1` at both ends and a footer length that fits, or
+    /// likewise an Arrow IPC summary file: `shards::frame_defect`). Cheap enough to run on every chain of a resumed run.
     pub fn chain_defect(&self, job_id: &str) -> Option<String> {
         let files = match self.place(job_id) {
             Place::Nowhere => return Some(format!("{job_id} is not stored")),
@@ -287,7 +286,7 @@ impl RunDir {
             .iter()
             .enumerate()
             .filter(|(k, p)| *k == 0 || p.exists())
-            .find_map(|(_, p)| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
+            .find_map(|(_, p)| frame_defect(p).map(|why| format!("{}: {why}", p.display())))
     }
 
     /// The digest of a chain's own files (an older run directory): its trace's bytes, then its

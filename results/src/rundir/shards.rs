@@ -2,7 +2,7 @@
 //!
 //! A run with `n` jobs stores its chains in at most [`MAX_SHARDS`] shards; shard `s` holds the
 //! jobs `s·m .. (s+1)·m` of the plan, `m = ⌈n / MAX_SHARDS⌉` ([`jobs_per_shard`]). A shard is
-//! at most three Parquet files in `chains/`:
+//! at most three files in `chains/`:
 //!
 //! - `shard-<s>.trace.parquet`: `job_id`, `iteration`, then one f64 column per traced scalar of
 //!   any of its chains (null where a chain has no such column); a chain's rows are consecutive,
@@ -14,8 +14,9 @@
 //!   it has (`summary_values`, left out when 0).
 //! - `shard-<s>.sample_stats.parquet`: the same for the samplers' statistics, if any chain has
 //!   them.
-//! - `shard-<s>.summary.parquet`: the values of the larger summary matrices, if any chain has
-//!   one ([`summaries`]).
+//! - `shard-<s>.summary.arrow`: the values of the larger summary matrices, if any chain has
+//!   one, as an Arrow IPC file ([`summaries`]; `shard-<s>.summary.parquet` in directories
+//!   written before, still read).
 //!
 //! Why Parquet row groups of many chains, and not one file per chain or a database: a file per
 //! chain made the CEP paper grid 190,462 files and most of a near-empty chain's cost (inode
@@ -55,7 +56,10 @@ pub const CHAINS_KEY: &str = "causeway.chains";
 const PREFIX: &str = "shard-";
 const TRACE: &str = ".trace.parquet";
 const STATS: &str = ".sample_stats.parquet";
-const SUMMARY: &str = ".summary.parquet";
+const SUMMARY: &str = ".summary.arrow";
+/// The summary file of shards sealed before it was Arrow IPC (read, and removed when the shard
+/// is sealed again).
+const OLDER_SUMMARY: &str = ".summary.parquet";
 
 /// Plan jobs per shard for a plan of `n_jobs` jobs: `⌈n_jobs / MAX_SHARDS⌉`, at least 1.
 pub fn jobs_per_shard(n_jobs: usize) -> usize {
@@ -278,7 +282,7 @@ impl Shard {
             by_id,
             trace,
             stats,
-            summary_path: rd.shard_path(shard, SUMMARY),
+            summary_path: rd.shard_summary_path(shard),
             summary_offsets,
             summary_total: values,
             summary_values: OnceLock::new(),
@@ -475,9 +479,16 @@ impl RunDir {
     }
 
     /// Shard `shard`'s summary file (present if any of its chains has a summary matrix too
-    /// large for the footer; [`summaries`]).
+    /// large for the footer; [`summaries`]): `shard-<s>.summary.arrow`, or the Parquet file of
+    /// a shard sealed before summaries were Arrow IPC when only that one exists.
     pub fn shard_summary_path(&self, shard: usize) -> PathBuf {
-        self.shard_path(shard, SUMMARY)
+        let path = self.shard_path(shard, SUMMARY);
+        let older = self.shard_path(shard, OLDER_SUMMARY);
+        if !path.exists() && older.exists() {
+            older
+        } else {
+            path
+        }
     }
 
     /// The shards in `chains/`, by their trace files, in order.
@@ -546,11 +557,12 @@ impl RunDir {
             .map(|c| (c.job_id.as_str(), c.large.as_slice()));
         let mut summary = Vec::new();
         if let Some(mut df) = summaries::frame(&summary_path, large)? {
-            summary = parquet_bytes(&summary_path, &mut df, Vec::new())?;
+            summary = summaries::ipc_bytes(&summary_path, &mut df)?;
             write_atomic(&summary_path, &summary)?;
         } else {
             remove_if_exists(&summary_path)?;
         }
+        remove_if_exists(&self.shard_path(shard, OLDER_SUMMARY))?;
         let mut df = frame(&path, &chains, |c| &c.trace_names, |c| &c.trace)?;
         let trace = parquet_bytes(&path, &mut df, vec![(CHAINS_KEY.to_string(), meta)])?;
         write_atomic(&path, &trace)?;
@@ -593,25 +605,27 @@ impl RunDir {
         files_digest(
             &self.shard_path(shard, TRACE),
             &self.shard_path(shard, STATS),
-            Some(&self.shard_path(shard, SUMMARY)),
+            Some(&self.shard_summary_path(shard)),
         )
     }
 
     /// Why shard `shard` cannot be used, if it cannot: a file that is not a complete Parquet
-    /// file ([`parquet_frame_defect`]), or bytes whose digest is not `digest` (the one the job
+    /// file ([`parquet_frame_defect`]) or Arrow IPC file (the summary), or bytes whose digest is not `digest` (the one the job
     /// table recorded when it was sealed; `None`: no record, as after a damaged job table was
     /// moved aside: the frame alone is checked).
     pub fn shard_defect(&self, shard: usize, digest: Option<&Digest>) -> Option<String> {
         let mut files = vec![self.shard_path(shard, TRACE)];
-        for suffix in [STATS, SUMMARY] {
-            let path = self.shard_path(shard, suffix);
+        for path in [
+            self.shard_path(shard, STATS),
+            self.shard_summary_path(shard),
+        ] {
             if path.exists() {
                 files.push(path);
             }
         }
         if let Some(why) = files
             .iter()
-            .find_map(|p| parquet_frame_defect(p).map(|why| format!("{}: {why}", p.display())))
+            .find_map(|p| frame_defect(p).map(|why| format!("{}: {why}", p.display())))
         {
             return Some(why);
         }
@@ -630,7 +644,7 @@ impl RunDir {
     /// # Errors
     /// A file that exists and cannot be removed.
     pub fn remove_shard(&self, shard: usize) -> Result<(), StoreError> {
-        for suffix in [STATS, SUMMARY, TRACE] {
+        for suffix in [STATS, SUMMARY, OLDER_SUMMARY, TRACE] {
             remove_if_exists(&self.shard_path(shard, suffix))?;
         }
         self.forget();
@@ -674,6 +688,15 @@ fn read_if_exists(path: &Path) -> Result<Vec<u8>, StoreError> {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+/// Why the stored file at `path` is not complete ([`parquet_frame_defect`]; for a summary file
+/// as Arrow IPC, `summaries::ipc_frame_defect`), `None` if its frame is sound.
+pub(super) fn frame_defect(path: &Path) -> Option<String> {
+    match path.extension() {
+        Some(e) if e == "arrow" => summaries::ipc_frame_defect(path),
+        _ => parquet_frame_defect(path),
     }
 }
 

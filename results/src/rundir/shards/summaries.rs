@@ -4,20 +4,26 @@
 //! likelihood, a few posterior means) are stored whole in the footer of its shard's trace file,
 //! which every reader of the shard parses. A larger one (a T × R matrix of responsibilities, an
 //! ELBO history, a matrix of edge probabilities) keeps only its name, shape and row and column
-//! names there; its values are in `shard-<s>.summary.parquet`, one row per matrix: `job_id`,
-//! `matrix`, `rows`, `cols` (u32) and `values` (a list of f64, row-major), the chains in plan
-//! order, each chain's matrices in its summary's order. The footer's entry of a chain gives its
-//! number of such values (`summary_values`), so a chain's values are found without reading the
-//! others. Runs written before this layout have one row per value (`job_id`, `matrix`, `row`,
-//! `col`, `value`); they read the same.
+//! names there; its values are in `shard-<s>.summary.arrow`, an Arrow IPC file (Feather v2,
+//! uncompressed) of one record batch, one row per matrix: `job_id`, `matrix` (large UTF-8),
+//! `rows`, `cols` (u32) and `values` (a large list of f64, row-major), the chains in plan order,
+//! each chain's matrices in its summary's order. The footer's entry of a chain gives its number
+//! of such values (`summary_values`), so a chain's values are found without reading the others.
+//! Runs written before this layout have `shard-<s>.summary.parquet` with the same columns, or
+//! older still one row per value (`job_id`, `matrix`, `row`, `col`, `value`); they read the same.
 //!
 //! Why: as JSON text in the footers, the responsibilities of the CEP paper grid (thesis 003,
 //! VB) were 6.9 GB of its 6.7 GB of shards (JSON is longer than the values), parsed by every
-//! report that wanted one number a chain; as Parquet values they are read only by who asks for
+//! report that wanted one number a chain; as stored values they are read only by who asks for
 //! them. One row per matrix rather than per value: the long layout repeated the job id and the
 //! matrix name on every value, and building and encoding those strings made the shard sealer
 //! 40% of the coordinator's CPU on CEP-shaped chains (`cargo bench -p causeway-tests --bench
-//! cluster`); one row per matrix takes 0.72× the CPU.
+//! cluster`). Arrow IPC rather than Parquet: Parquet encodes a list column value by value
+//! (repetition and definition levels, then min/max statistics), which was a tenth of all the
+//! CPU of that bench; IPC writes the list's offsets and values as they lie in memory. Writing
+//! a shard's 80 matrices of 1,000 values took 54 µs as IPC against 1,300–2,300 µs as Parquet,
+//! at the same size. pyarrow (`pyarrow.feather.read_table`), pandas (`read_feather`) and polars
+//! (`read_ipc`) read it.
 
 use std::path::Path;
 
@@ -28,7 +34,7 @@ use serde_json::value::RawValue;
 #[cfg(doc)]
 use super::super::parquet::stored_summary;
 use super::super::parquet::{StoredMatrix, summary_json_values_up_to};
-use super::super::{StoreError, pl_err, read_parquet};
+use super::super::{StoreError, io_err, pl_err, read_parquet};
 
 /// The most values a summary matrix may have and still be stored in the footer.
 pub const FOOTER_VALUES_MAX: usize = 64;
@@ -88,13 +94,58 @@ pub(super) fn frame<'a>(
         .map_err(pl_err(path))
 }
 
-/// The values of a summary file in order, `expected` long: its `values` lists end to end, or
-/// the `value` column of the long layout (one row per value) that earlier runs wrote.
+/// The bytes of the summary file of `df` (a [`frame`]): an uncompressed Arrow IPC file, its
+/// strings and lists in their large (64-bit offset) forms, which every Arrow reader knows.
+/// `path` names the file in errors.
+pub(super) fn ipc_bytes(path: &Path, df: &mut DataFrame) -> Result<Vec<u8>, StoreError> {
+    let mut buf = Vec::new();
+    IpcWriter::new(&mut buf)
+        .with_compat_level(CompatLevel::oldest())
+        .finish(df)
+        .map_err(pl_err(path))?;
+    Ok(buf)
+}
+
+/// Why `path` is not a complete Arrow IPC file (`None` if its frame is sound): shorter than
+/// the two magics and a footer length, without `ARROW1` at either end, or with a footer length
+/// that does not fit in the file. As `parquet_frame_defect` does for Parquet, a cheap check that
+/// finds a truncated file; the shard's digest finds the rest.
+pub(super) fn ipc_frame_defect(path: &Path) -> Option<String> {
+    const MAGIC: &[u8] = b"ARROW1";
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Some(e.to_string()),
+    };
+    let n = bytes.len();
+    if n < 8 + 4 + MAGIC.len() {
+        return Some(format!("{n} bytes is too short for an Arrow IPC file"));
+    }
+    if &bytes[..MAGIC.len()] != MAGIC || &bytes[n - MAGIC.len()..] != MAGIC {
+        return Some("not a complete Arrow IPC file (no ARROW1 magic at both ends)".into());
+    }
+    let at = n - MAGIC.len() - 4;
+    let footer = i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    match usize::try_from(footer) {
+        Ok(f) if f + 8 + 4 + MAGIC.len() <= n => None,
+        _ => Some(format!(
+            "not a complete Arrow IPC file (footer of {footer} bytes in a {n}-byte file)"
+        )),
+    }
+}
+
+/// The values of a summary file in order, `expected` long: its `values` lists end to end (an
+/// Arrow IPC file, or Parquet as runs wrote it before), or the `value` column of the long
+/// layout (one row per value) that earlier runs wrote.
 ///
 /// # Errors
 /// The file cannot be read, has neither column, or holds another number of values.
 pub(super) fn read_values(path: &Path, expected: usize) -> Result<Vec<f64>, StoreError> {
-    let df = read_parquet(path)?;
+    let df = if path.extension().is_some_and(|e| e == "arrow") {
+        let f = std::fs::File::open(path).map_err(io_err(path))?;
+        IpcReader::new(f).finish().map_err(pl_err(path))?
+    } else {
+        read_parquet(path)?
+    };
     let flat = match df.column("values") {
         Ok(lists) => lists
             .list()

@@ -324,8 +324,8 @@ fn six_hundred_chains() -> (tempfile::TempDir, RunDir, usize) {
 }
 
 /// A summary matrix of more than `FOOTER_VALUES_MAX` values is stored in the shard's summary
-/// file, one row per matrix (`job_id`, `matrix`, `rows`, `cols`, `values`), and its footer entry keeps
-/// only its shape. One small matrix reads without that file (the reports read a log marginal
+/// file, an Arrow IPC file with one row per matrix (`job_id`, `matrix`, `rows`, `cols`,
+/// `values`), and its footer entry keeps only its shape. One small matrix reads without that file (the reports read a log marginal
 /// likelihood a chain); the digest tells a summary file damaged or gone.
 #[test]
 fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
@@ -338,7 +338,14 @@ fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
         "{footer}"
     );
     assert!(footer.contains(r#""summary_values":80"#), "{footer}");
-    let table = read_parquet(&rd.shard_summary_path(s)).expect("summary file");
+    let path = rd.shard_summary_path(s);
+    assert!(
+        path.to_string_lossy().ends_with(".summary.arrow"),
+        "{path:?}"
+    );
+    let table = IpcReader::new(fs::File::open(&path).expect("open"))
+        .finish()
+        .expect("summary file");
     assert_eq!(
         names(&table),
         vec!["job_id", "matrix", "rows", "cols", "values"]
@@ -390,13 +397,27 @@ fn a_shards_larger_summary_matrices_are_in_its_summary_file() {
     );
 }
 
-/// A summary file in the long layout that runs wrote before the list layout (one row per value:
-/// `job_id`, `matrix`, `row`, `col`, `value`) reads to the same matrices; a file with neither
-/// column is an error, not an empty summary.
+/// The summary file as Parquet, as runs wrote it before Arrow IPC, reads to the same
+/// matrices, in the list layout (one row per matrix) and in the long layout before it (one row
+/// per value: `job_id`, `matrix`, `row`, `col`, `value`); a file with neither column is an
+/// error, not an empty summary. Sealing the shard again writes it as Arrow IPC.
 #[test]
-fn a_summary_file_in_the_older_long_layout_still_reads() {
+fn a_summary_file_in_the_older_parquet_layouts_still_reads() {
     let (dir, rd, s) = six_hundred_chains();
-    let path = rd.shard_summary_path(s);
+    let ipc = rd.shard_summary_path(s);
+    let path = ipc.with_extension("parquet");
+    let mut lists = IpcReader::new(fs::File::open(&ipc).expect("open"))
+        .finish()
+        .expect("summary file");
+    fs::remove_file(&ipc).expect("remove");
+    write_parquet_with(&path, &mut lists, Vec::new()).expect("write");
+    let fresh = RunDir::open(dir.path());
+    assert_eq!(fresh.shard_summary_path(s), path);
+    assert_eq!(fresh.shard_defect(s, None), None);
+    assert_eq!(
+        fresh.read_summary("job300").expect("read"),
+        output(300, 2).summary
+    );
     let (a, b) = (output(300, 2).summary, output(302, 2).summary);
     let mut value = a[1].values.clone();
     value.extend(&b[1].values);
@@ -438,4 +459,31 @@ fn a_summary_file_in_the_older_long_layout_still_reads() {
     write_parquet_with(&path, &mut long("renamed"), Vec::new()).expect("write");
     let fresh = RunDir::open(dir.path());
     assert!(fresh.read_summary_matrix("job302", "r_marginals").is_err());
+
+    write_parquet_with(&path, &mut long("value"), Vec::new()).expect("write");
+    let fresh = RunDir::open(dir.path());
+    fresh
+        .seal_shard(s, Vec::new())
+        .expect("seal the shard again");
+    assert!(!path.exists(), "the older summary file is replaced");
+    assert_eq!(fresh.shard_summary_path(s), ipc);
+    assert_eq!(fresh.read_summary("job302").expect("read"), b);
+}
+
+/// A summary file cut short is told by its frame (the digest aside), as a trace file is.
+#[test]
+fn a_truncated_summary_file_is_told_by_its_frame() {
+    let (_dir, rd, s) = six_hundred_chains();
+    let path = rd.shard_summary_path(s);
+    let bytes = fs::read(&path).expect("read");
+    assert_eq!(rd.shard_defect(s, None), None);
+    for cut in [bytes.len() - 1, bytes.len() - 7, bytes.len() / 2, 10] {
+        fs::write(&path, &bytes[..cut]).expect("truncate");
+        assert!(
+            rd.shard_defect(s, None)
+                .is_some_and(|why| why.contains("Arrow IPC")),
+            "cut at {cut}: {:?}",
+            rd.shard_defect(s, None)
+        );
+    }
 }
