@@ -610,9 +610,9 @@ impl RunDir {
     }
 
     /// Why shard `shard` cannot be used, if it cannot: a file that is not a complete Parquet
-    /// file ([`parquet_frame_defect`]) or Arrow IPC file (the summary), or bytes whose digest is not `digest` (the one the job
-    /// table recorded when it was sealed; `None`: no record, as after a damaged job table was
-    /// moved aside: the frame alone is checked).
+    /// file ([`parquet_frame_defect`]) or Arrow IPC file (the summary), or bytes whose digest
+    /// is not `digest` (the one the job table recorded when it was sealed; `None`: no record,
+    /// as after a damaged job table was moved aside: the frame alone is checked).
     pub fn shard_defect(&self, shard: usize, digest: Option<&Digest>) -> Option<String> {
         let mut files = vec![self.shard_path(shard, TRACE)];
         for path in [

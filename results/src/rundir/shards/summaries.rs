@@ -111,22 +111,35 @@ pub(super) fn ipc_bytes(path: &Path, df: &mut DataFrame) -> Result<Vec<u8>, Stor
 /// that does not fit in the file. As `parquet_frame_defect` does for Parquet, a cheap check that
 /// finds a truncated file; the shard's digest finds the rest.
 pub(super) fn ipc_frame_defect(path: &Path) -> Option<String> {
-    const MAGIC: &[u8] = b"ARROW1";
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    use std::io::{Read, Seek, SeekFrom};
+    const MAGIC: &[u8; 6] = b"ARROW1";
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) => return Some(e.to_string()),
     };
-    let n = bytes.len();
-    if n < 8 + 4 + MAGIC.len() {
+    let n = match f.metadata() {
+        Ok(m) => m.len(),
+        Err(e) => return Some(e.to_string()),
+    };
+    if n < 18 {
         return Some(format!("{n} bytes is too short for an Arrow IPC file"));
     }
-    if &bytes[..MAGIC.len()] != MAGIC || &bytes[n - MAGIC.len()..] != MAGIC {
+    // The head's magic (and its padding to 8 bytes); the footer's length and the magic at the end.
+    let mut head = [0u8; 6];
+    let mut tail = [0u8; 10];
+    let read = f
+        .read_exact(&mut head)
+        .and_then(|_| f.seek(SeekFrom::End(-10)))
+        .and_then(|_| f.read_exact(&mut tail));
+    if let Err(e) = read {
+        return Some(e.to_string());
+    }
+    if &head != MAGIC || &tail[4..] != MAGIC {
         return Some("not a complete Arrow IPC file (no ARROW1 magic at both ends)".into());
     }
-    let at = n - MAGIC.len() - 4;
-    let footer = i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-    match usize::try_from(footer) {
-        Ok(f) if f + 8 + 4 + MAGIC.len() <= n => None,
+    let footer = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    match u64::try_from(footer) {
+        Ok(f) if f + 18 <= n => None,
         _ => Some(format!(
             "not a complete Arrow IPC file (footer of {footer} bytes in a {n}-byte file)"
         )),
