@@ -16,6 +16,20 @@ use super::{StoreError, io_err, pl_err};
 /// than a header and footer, without the `PAR1` magic at either end, or with a footer length
 /// that does not fit in the file.
 pub fn parquet_frame_defect(path: &Path) -> Option<String> {
+    framed_file_defect(path, "Parquet", b"PAR1", 4)
+}
+
+/// Why `path` is not a complete `format` file, for the formats framed as Parquet and Arrow IPC
+/// files are: `magic` at the start (padded to `head` bytes), then at the end the footer's
+/// length (32 bits, little-endian) and `magic` again. `None` if the frame is sound; it reads
+/// the first and last bytes only, so it finds a truncated file, not a damaged one (a digest
+/// does).
+pub(super) fn framed_file_defect(
+    path: &Path,
+    format: &str,
+    magic: &[u8],
+    head: u64,
+) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = match fs::File::open(path) {
         Ok(f) => f,
@@ -25,25 +39,32 @@ pub fn parquet_frame_defect(path: &Path) -> Option<String> {
         Ok(m) => m.len(),
         Err(e) => return Some(e.to_string()),
     };
-    if len < 12 {
-        return Some(format!("{len} bytes is too short for a Parquet file"));
+    let tail_len = 4 + magic.len();
+    let frame = head + tail_len as u64;
+    if len < frame {
+        return Some(format!(
+            "{len} bytes is too short for the header and footer of {format} ({frame} bytes)"
+        ));
     }
-    let mut head = [0u8; 4];
-    let mut tail = [0u8; 8];
+    let mut start = vec![0u8; magic.len()];
+    let mut tail = vec![0u8; tail_len];
     let read = f
-        .read_exact(&mut head)
-        .and_then(|_| f.seek(SeekFrom::End(-8)))
+        .read_exact(&mut start)
+        .and_then(|_| f.seek(SeekFrom::End(-(tail_len as i64))))
         .and_then(|_| f.read_exact(&mut tail));
     if let Err(e) = read {
         return Some(e.to_string());
     }
-    if &head != b"PAR1" || &tail[4..] != b"PAR1" {
-        return Some("not a complete Parquet file (no PAR1 magic at both ends)".into());
+    if start != magic || &tail[4..] != magic {
+        let magic = String::from_utf8_lossy(magic);
+        return Some(format!(
+            "not a complete {format} file (no {magic} magic at both ends)"
+        ));
     }
     let footer = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) as u64;
-    if footer + 12 > len {
+    if footer + frame > len {
         return Some(format!(
-            "not a complete Parquet file (footer of {footer} bytes in a {len}-byte file)"
+            "not a complete {format} file (footer of {footer} bytes in a {len}-byte file)"
         ));
     }
     None

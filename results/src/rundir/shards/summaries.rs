@@ -33,7 +33,7 @@ use serde_json::value::RawValue;
 
 #[cfg(doc)]
 use super::super::parquet::stored_summary;
-use super::super::parquet::{StoredMatrix, summary_json_values_up_to};
+use super::super::parquet::{StoredMatrix, framed_file_defect, summary_json_values_up_to};
 use super::super::{StoreError, io_err, pl_err, read_parquet};
 
 /// The most values a summary matrix may have and still be stored in the footer.
@@ -107,43 +107,11 @@ pub(super) fn ipc_bytes(path: &Path, df: &mut DataFrame) -> Result<Vec<u8>, Stor
 }
 
 /// Why `path` is not a complete Arrow IPC file (`None` if its frame is sound): shorter than
-/// the two magics and a footer length, without `ARROW1` at either end, or with a footer length
-/// that does not fit in the file. As `parquet_frame_defect` does for Parquet, a cheap check that
-/// finds a truncated file; the shard's digest finds the rest.
+/// the two magics and a footer length, without `ARROW1` at either end (the first padded to 8
+/// bytes), or with a footer length that does not fit in the file; as
+/// `parquet_frame_defect` checks a Parquet file.
 pub(super) fn ipc_frame_defect(path: &Path) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    const MAGIC: &[u8; 6] = b"ARROW1";
-    let mut f = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return Some(e.to_string()),
-    };
-    let n = match f.metadata() {
-        Ok(m) => m.len(),
-        Err(e) => return Some(e.to_string()),
-    };
-    if n < 18 {
-        return Some(format!("{n} bytes is too short for an Arrow IPC file"));
-    }
-    // The head's magic (and its padding to 8 bytes); the footer's length and the magic at the end.
-    let mut head = [0u8; 6];
-    let mut tail = [0u8; 10];
-    let read = f
-        .read_exact(&mut head)
-        .and_then(|_| f.seek(SeekFrom::End(-10)))
-        .and_then(|_| f.read_exact(&mut tail));
-    if let Err(e) = read {
-        return Some(e.to_string());
-    }
-    if &head != MAGIC || &tail[4..] != MAGIC {
-        return Some("not a complete Arrow IPC file (no ARROW1 magic at both ends)".into());
-    }
-    let footer = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-    match u64::try_from(footer) {
-        Ok(f) if f + 18 <= n => None,
-        _ => Some(format!(
-            "not a complete Arrow IPC file (footer of {footer} bytes in a {n}-byte file)"
-        )),
-    }
+    framed_file_defect(path, "Arrow IPC", b"ARROW1", 8)
 }
 
 /// The values of a summary file in order, `expected` long: its `values` lists end to end (an
