@@ -3,8 +3,8 @@
 //! marks its row done, and the file removed once the shard is sealed
 //! (`causeway_results::rundir::shards`) and its digest recorded.
 //!
-//! A record ([`record`]) is a 28-byte head, then the payload: its length (u32), the chain's plan index
-//! (u64), the XXH3-128 digest of the index and the payload ([`digest_parts`]), all
+//! A record ([`record`]) is a 28-byte head, then the payload: its length (u32), the chain's
+//! plan index (u64), the XXH3-128 digest of the index and the payload ([`digest_parts`]), all
 //! little-endian. A reader takes the records in order up to the first that is short or whose
 //! digest differs (a kill in the middle of an append, or damage): what follows is not trusted.
 //!
