@@ -9,13 +9,16 @@
 //! `sample_stats` row and VB's `r_marginals`), without waiting for any sampling.
 //!
 //! Prints, per grid: chains, wall seconds, chains/s, the coordinator's CPU seconds (user +
-//! system of this process, from `/proc/self/stat`) and its CPU per chain, the workers' CPU, and
-//! the coordinator's peak RSS.
+//! system of this process, from `/proc/self/stat`, and each apart: system time is the
+//! kernel's, mostly the file system's) and its CPU per chain, the workers' CPU, and the
+//! coordinator's peak RSS.
 //!
 //! `cargo bench -p causeway-tests --bench cluster` (also in `make bench`). `CLUSTER_WORKERS`
 //! (default 4) worker processes of `CLUSTER_SLOTS` (default 64) slots each; `CLUSTER_GRIDS` a
 //! comma-separated subset of `cep_shaped,near_empty` (default both); `CLUSTER_CHAINS` the
-//! near-empty grid's size (default 100,000).
+//! near-empty grid's size (default 100,000). The run directory is a temporary directory under
+//! `TMPDIR` (default `/tmp`): `TMPDIR=/dev/shm` puts it in memory, which leaves the file
+//! system's own cost out of the coordinator's CPU.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -171,18 +174,17 @@ fn serve_child(slots: u32) {
     });
 }
 
-/// User + system CPU seconds of process `pid` (`self` for this one).
-fn cpu_seconds(pid: &str) -> f64 {
+/// User and system CPU seconds of process `pid` (`self` for this one).
+fn cpu_seconds(pid: &str) -> (f64, f64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
+    let mut f = rest
         .split_whitespace()
         .skip(11)
         .take(2)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    f.iter().sum::<f64>() / 100.0
+        .map(|x| x.parse::<f64>().unwrap_or(0.0) / 100.0);
+    (f.next().unwrap_or(0.0), f.next().unwrap_or(0.0))
 }
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -220,14 +222,19 @@ fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, 
         report: false,
         ..RunOptions::new(tmp.path().join("run"), Workers::Remote(addrs))
     };
-    let cpu0 = cpu_seconds("self");
+    let (user0, system0) = cpu_seconds("self");
     let t = Instant::now();
     let s = rt.block_on(run(plan, &opts)).expect("run");
     let wall = t.elapsed().as_secs_f64();
-    let cpu = cpu_seconds("self") - cpu0;
+    let (user1, system1) = cpu_seconds("self");
+    let (user, system) = (user1 - user0, system1 - system0);
+    let cpu = user + system;
     let worker_cpu: f64 = children
         .iter()
-        .map(|c| cpu_seconds(&c.id().to_string()))
+        .map(|c| {
+            let (u, s) = cpu_seconds(&c.id().to_string());
+            u + s
+        })
         .sum();
     for c in &mut children {
         drop(c.stdin.take());
@@ -238,7 +245,7 @@ fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, 
     let files = walk_count(&tmp.path().join("run"));
     println!(
         "cluster grid={name} chains={n} workers={workers}x{slots} wall={wall:.2}s setup={:.2}s \
-         chains_per_s={:.0} coordinator_cpu={cpu:.2}s cpu_per_chain={:.1}us worker_cpu={worker_cpu:.2}s \
+         chains_per_s={:.0} coordinator_cpu={cpu:.2}s coordinator_user={user:.2}s coordinator_system={system:.2}s cpu_per_chain={:.1}us worker_cpu={worker_cpu:.2}s \
          files={files} peak_rss={:.0}MiB",
         s.setup_seconds,
         n as f64 / wall,
