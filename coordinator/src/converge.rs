@@ -39,7 +39,7 @@ use crate::runner::{self, RunOptions, RunSummary};
 /// The record of a new run: round 1, every group at `chains` × `run.iterations`.
 fn first_record(plan: &Plan, criterion: Criterion, fraction: Option<f64>) -> UntilRecord {
     let mut groups = Vec::new();
-    for c in &plan.manifest.cells {
+    for c in plan.manifest.cells.iter() {
         for r in 0..plan.replicates {
             groups.push(GroupRecord {
                 cell: c.index,

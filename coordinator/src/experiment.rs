@@ -370,7 +370,7 @@ pub fn plan_from_str(
             monitor: ef.monitor,
             report,
             reported,
-            cells,
+            cells: std::sync::Arc::new(cells),
             jobs: std::sync::Arc::new(jobs),
             until: None,
         },

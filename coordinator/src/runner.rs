@@ -171,7 +171,7 @@ fn job_builder(
         observed: Vec<Observed>,
     }
     let mut cells = Vec::with_capacity(plan.manifest.cells.len());
-    for cell in &plan.manifest.cells {
+    for cell in plan.manifest.cells.iter() {
         cells.push(CellWire {
             model: cell.model.clone(),
             params_json: cell.params.to_string(),
@@ -357,7 +357,7 @@ fn build_datasets(plan: &Plan, model: &dyn Model, rd: &RunDir) -> anyhow::Result
         data_dir: plan.data_dir.clone(),
     };
     let mut shipped = Shipped::new();
-    for cell in &plan.manifest.cells {
+    for cell in plan.manifest.cells.iter() {
         for r in 0..plan.replicates {
             let k = (cell.dataset_id.clone(), r);
             if shipped.contains_key(&k) {

@@ -418,7 +418,7 @@ impl StatReport {
                 ));
             }
         }
-        for c in &self.cells {
+        for c in self.cells.iter() {
             let e = per.entry(c.table.as_str()).or_default();
             let fails = c.outcome == StatOutcome::Regression
                 || (self.options.strict && c.outcome == StatOutcome::Unconverged);

@@ -259,7 +259,8 @@ pub struct Manifest {
     pub report: Vec<String>,
     /// The papers' reported values, as written in the YAML, for side-by-side tables.
     pub reported: serde_json::Value,
-    pub cells: Vec<CellRecord>,
+    /// Shared, as `jobs` is: the plan and the manifests written from it hold this one list.
+    pub cells: std::sync::Arc<Vec<CellRecord>>,
     /// Every chain the run may run; in a convergence-driven run, also the chains a group only
     /// runs if it needs more (`until.max_chains`): a chain without files was not run. Shared:
     /// the runner's tasks and the manifest it writes hold this one list (10⁶ chains: ≈ 100 MB).

@@ -16,7 +16,7 @@ fn manifest(code_version: &str, code_versions: &[&str]) -> Manifest {
         monitor: vec![],
         report: vec![],
         reported: serde_json::Value::Null,
-        cells: vec![],
+        cells: Default::default(),
         jobs: Default::default(),
         until: None,
     }

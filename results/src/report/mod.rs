@@ -498,7 +498,7 @@ pub fn axes_text(c: &CellRecord, skip: &[&str]) -> String {
 /// The grid's axis paths (e.g. `params.n_latent`), in order of first appearance over the cells.
 pub fn axis_names(m: &Manifest) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         for k in c.axes.keys() {
             if !names.contains(k) {
                 names.push(k.clone());

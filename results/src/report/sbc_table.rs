@@ -81,7 +81,7 @@ pub fn sbc(rd: &RunDir, m: &Manifest, _: &Convergence) -> Result<Vec<Table>, Rep
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut chi, mut chi_p, mut ecdf_p, mut gamma, mut ok) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let cr = cell_ranks(rd, m, c.index)?;
         if cr.names.is_empty() {
             continue;

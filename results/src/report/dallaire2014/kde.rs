@@ -16,7 +16,7 @@ use crate::rundir::{Manifest, RunDir, find};
 /// Errors: unreadable chains; polars.
 pub fn kde(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut rows = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         if method_of(c) != "kde" {
             continue;
         }

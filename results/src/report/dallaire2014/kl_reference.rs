@@ -27,7 +27,7 @@ const PERMUTATION_STREAM: u64 = u64::MAX;
 pub fn kl_reference(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut seen: Vec<String> = Vec::new();
     let mut rows = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let dataset = dataset_of(c);
         if seen.contains(&dataset) {
             continue;

@@ -99,7 +99,7 @@ pub fn prior_moments(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Ta
     let mut cols: Vec<[Vec<Option<f64>>; 3]> =
         (0..STATS.len()).map(|_| Default::default()).collect();
     let mut trusted: Vec<String> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         if dataset_of(c) != "none" {
             continue;
         }

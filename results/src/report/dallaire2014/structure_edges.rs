@@ -43,7 +43,7 @@ fn chain_frequencies(summaries: &[Vec<Matrix>]) -> Vec<(Matrix, Vec<f64>)> {
 pub fn structure_edges(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut rows: Vec<EdgeRow> = Vec::new();
     let mut align_rows: Vec<AlignRow> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let prior = method_of(c);
         if dataset_of(c) != "ngbn7" || !(prior == "ecibp" || prior == "cibp") {
             continue;

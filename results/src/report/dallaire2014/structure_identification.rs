@@ -26,7 +26,7 @@ fn truth_scalar(truth: &[Matrix], name: &str) -> Option<f64> {
 /// Errors: unreadable chains or datasets; polars.
 pub fn structure_identification(rd: &RunDir, m: &Manifest) -> Result<Vec<Table>, ReportError> {
     let mut rows = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let prior = method_of(c);
         if dataset_of(c) != "ngbn7" || !(prior == "ecibp" || prior == "cibp") {
             continue;

@@ -24,14 +24,14 @@ pub(crate) fn method_rank(method: &str) -> usize {
 /// Errors: unreadable chains; polars.
 pub fn table1_kl(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     let mut order: Vec<String> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let d = dataset_of(c);
         if !order.contains(&d) {
             order.push(d);
         }
     }
     let mut rows = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let p = pooled(rd, m, c, "kl")?;
         if p.draws.is_empty() {
             continue;

@@ -23,7 +23,7 @@ use crate::rundir::{Manifest, RunDir};
 pub fn table2_structure(rd: &RunDir, m: &Manifest) -> Result<Table, ReportError> {
     let mut order: Vec<String> = Vec::new();
     let mut rows = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let method = method_of(c);
         if !(method == "ecibp" || method == "cibp") || dataset_of(c) == "none" {
             continue;

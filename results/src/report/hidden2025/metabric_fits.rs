@@ -48,7 +48,7 @@ fn text(c: &CellRecord, key: &str) -> String {
 pub(super) fn load(rd: &RunDir, m: &Manifest) -> Result<MetabricFits, ReportError> {
     let (_, data) = first_dataset(rd, m, &|e| other(e))?;
     let (mut outcomes, mut rhos) = (Vec::new(), Vec::new());
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let n = text(c, "node");
         if !outcomes.contains(&n) {
             outcomes.push(n);

@@ -58,7 +58,7 @@ pub fn mmle(rd: &RunDir, m: &Manifest, _conv: &Convergence) -> Result<Vec<Table>
     let mut data_of: HashMap<String, DiscreteData> = HashMap::new();
     let (mut rows, mut pred) = (Rows::default(), PredRows::default());
     let mut not_converged = 0;
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let Some(job) = m
             .jobs
             .iter()

@@ -412,7 +412,7 @@ pub(super) fn load(rd: &RunDir, m: &Manifest) -> Result<LucasFits, ReportError> 
         .map(|a| a.iter().map(json_text).collect())
         .unwrap_or_default();
     let mut rhos: Vec<String> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         if let Some(n) = c.param("node").map(json_text)
             && !variables.contains(&n)
         {

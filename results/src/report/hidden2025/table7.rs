@@ -197,7 +197,7 @@ type PerChain = BTreeMap<(bool, u64, String), Vec<(String, u64, f64)>>;
 pub fn table7(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let reps = m.replicates();
     let mut specs: Vec<(usize, CellSpec)> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         if let Some(s) = cell_spec(c)? {
             specs.push((c.index, s));
         }

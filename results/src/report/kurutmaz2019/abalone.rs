@@ -68,7 +68,7 @@ pub fn abalone(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Tabl
     let mut cell_ix = Vec::new();
     let mut cell_chains = Vec::new();
     let mut cell_figs: Vec<[Vec<f64>; 3]> = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let method = param_str(m, c.index, "method");
         let r = param_usize(m, c.index, "n_latent").unwrap_or(1).max(1);
         let mut figs: Vec<ChainFigures> = Vec::new();

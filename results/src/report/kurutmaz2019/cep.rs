@@ -28,7 +28,7 @@ use crate::rundir::{Manifest, RunDir, write_csv};
 pub fn cep_rows(rd: &RunDir, m: &Manifest) -> Result<Vec<LogMlRow>, ReportError> {
     let scalars = cell_scalars(rd, m, "log_marginal_likelihood")?;
     let mut out = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let pair = data_str(m, c.index, "pair");
         let (Some(setting), Some(h), Some(r)) = (
             param_usize(m, c.index, "setting"),

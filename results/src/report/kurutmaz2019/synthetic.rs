@@ -29,7 +29,7 @@ pub fn synthetic_cases(
 ) -> Result<BTreeMap<String, Vec<SyntheticCase>>, ReportError> {
     let scalars = cell_scalars(rd, m, "log_marginal_likelihood")?;
     let mut acc: BTreeMap<(String, String), SyntheticCase> = BTreeMap::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let (Some(th), Some(fh)) = (
             parse_hypothesis(&data_str(m, c.index, "hypothesis")),
             parse_hypothesis(&param_str(m, c.index, "hypothesis")),

@@ -47,7 +47,7 @@ fn gather(rd: &RunDir, m: &Manifest) -> Result<(Exact, Estimates), ReportError> 
     let mut exact: Exact = BTreeMap::new();
     let scalars = cell_scalars(rd, m, "log_marginal_likelihood")?;
     let mut est: Estimates = BTreeMap::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let (Some(h), Some(r)) = (
             parse_hypothesis(&param_str(m, c.index, "hypothesis")),
             param_usize(m, c.index, "n_latent"),

@@ -119,7 +119,7 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
     let mut gap_col = Vec::new();
     let mut below_col = Vec::new();
     let mut truths = HashMap::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let rj = sampler_of(m, c.index) == "rjmcmc";
         let params = Params::from_json(&c.params)
             .map_err(|e| ReportError::Other(format!("cell {}: params: {e}", c.index)))?;

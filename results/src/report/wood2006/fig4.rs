@@ -152,7 +152,7 @@ fn per_dataset(rd: &RunDir, m: &Manifest) -> Result<DataFrame, ReportError> {
     let mut rows_st_chain = Vec::new();
     let timings = rd.read_timings()?;
     let untimed = ChainTiming::default();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let cps = checkpoints(c.run.iterations);
         for r in 0..m.replicates() {
             let data = rd.read_dataset(&c.dataset_id, r)?;

@@ -100,7 +100,7 @@ fn chain_map(
 /// Errors: unreadable traces, summaries or datasets; polars; figure output.
 pub fn lucas(rd: &RunDir, m: &Manifest, conv: &Convergence) -> Result<Vec<Table>, ReportError> {
     let mut tables = Vec::new();
-    for c in &m.cells {
+    for c in m.cells.iter() {
         let jobs: Vec<&JobRecord> = m
             .jobs
             .iter()

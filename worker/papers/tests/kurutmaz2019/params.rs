@@ -437,3 +437,56 @@ fn setting_numbering() {
     assert_eq!(setting(36), Some((100.0, 100.0, 100.0, 100.0)));
     assert_eq!(setting(37), None);
 }
+
+/// A grid reads the pairs file once for all its pairs and keeps it; a file that changes (another
+/// length, or another modification time at the same length) is read again, not answered from
+/// what was kept.
+#[test]
+fn a_cep_file_that_changes_is_read_again() {
+    use causeway_papers::DataContext;
+    use causeway_papers::kurutmaz2019::datasets::{self, CepSpec};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("cep")).expect("mkdir");
+    std::fs::write(
+        dir.join("cep/meta.csv"),
+        "cdt_id,original_id,original_orientation,weight_v1,weight_thesis,in_thesis_set,dataset,cause_label,effect_label\n\
+         pair1,pair0001,->,1,1,1,T,a,b\n",
+    )
+    .expect("write meta");
+    let pairs = dir.join("cep/pairs.csv");
+    let write = |values: &str, modified: std::time::SystemTime| {
+        std::fs::write(&pairs, format!("SampleID,A,B\npair1,{values},{values}\n")).expect("write");
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&pairs)
+            .expect("open");
+        f.set_modified(modified).expect("set the modification time");
+    };
+    let spec = CepSpec {
+        kind: "cep".into(),
+        pair: "pair1".into(),
+        path: "cep/pairs.csv".into(),
+        meta_path: "cep/meta.csv".into(),
+        standardize: false,
+    };
+    let ctx = DataContext {
+        data_dir: dir.to_path_buf(),
+    };
+    let x = |spec: &CepSpec| {
+        datasets::cep(spec, &ctx)
+            .expect("loads")
+            .observed("x")
+            .expect("x")
+            .values
+            .clone()
+    };
+    let t0 = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    write("1 2 3", t0);
+    assert_eq!(x(&spec), [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    assert_eq!(x(&spec), [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    write("4 5 6 7", t0);
+    assert_eq!(x(&spec), [4.0, 5.0, 6.0, 7.0, 4.0, 5.0, 6.0, 7.0]);
+    write("8 9 1 2", t0 + std::time::Duration::from_secs(1));
+    assert_eq!(x(&spec), [8.0, 9.0, 1.0, 2.0, 8.0, 9.0, 1.0, 2.0]);
+}
