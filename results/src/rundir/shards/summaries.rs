@@ -94,16 +94,18 @@ pub(super) fn frame<'a>(
         .map_err(pl_err(path))
 }
 
-/// The bytes of the summary file of `df` (a [`frame`]): an uncompressed Arrow IPC file, its
-/// strings and lists in their large (64-bit offset) forms, which every Arrow reader knows.
-/// `path` names the file in errors.
-pub(super) fn ipc_bytes(path: &Path, df: &mut DataFrame) -> Result<Vec<u8>, StoreError> {
-    let mut buf = Vec::new();
-    IpcWriter::new(&mut buf)
+/// The bytes of the summary file of `df` (a [`frame`]), appended to `buf`: an uncompressed
+/// Arrow IPC file, its strings and lists in their large (64-bit offset) forms, which every
+/// Arrow reader knows. `path` names the file in errors.
+pub(super) fn write_ipc(
+    path: &Path,
+    df: &mut DataFrame,
+    buf: &mut Vec<u8>,
+) -> Result<(), StoreError> {
+    IpcWriter::new(buf)
         .with_compat_level(CompatLevel::oldest())
         .finish(df)
-        .map_err(pl_err(path))?;
-    Ok(buf)
+        .map_err(pl_err(path))
 }
 
 /// Why `path` is not a complete Arrow IPC file (`None` if its frame is sound): shorter than
