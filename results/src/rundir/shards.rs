@@ -462,9 +462,9 @@ fn frame(
 }
 
 thread_local! {
-    /// A shard's summary file as written, kept for the next shard this thread seals: the file
-    /// of a shard of CEP-shaped chains is ≈ 10 MB, and a fresh buffer for each cost its pages'
-    /// faults and zeroing (9% of the coordinator's CPU in the cluster bench).
+    /// A shard's summary file as written, kept for the next shard this thread seals: a shard
+    /// of CEP-shaped chains has one of up to ≈ 10 MB, and a fresh buffer for each cost its
+    /// pages' faults and zeroing (9% of the coordinator's CPU in the cluster bench).
     static SUMMARY_BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
