@@ -294,23 +294,27 @@ impl Manifest {
     /// and its JSON tree at once (≈ 1.5 kB a chain at the start of the run).
     pub fn identity(&self) -> String {
         use causeway_papers::{STABLE_HASH_START, stable_hash_extend};
-        let mut h = stable_hash_extend(STABLE_HASH_START, br#"{"cells":["#);
+        /// `h` extended by `items`' canonical texts, comma-separated.
+        fn extend_list<'a, T: 'a>(
+            mut h: u64,
+            items: impl Iterator<Item = &'a T>,
+            write: impl Fn(&T, &mut Vec<u8>),
+            text: &mut Vec<u8>,
+        ) -> u64 {
+            for (i, item) in items.enumerate() {
+                if i > 0 {
+                    h = stable_hash_extend(h, b",");
+                }
+                write(item, text);
+                h = stable_hash_extend(h, text);
+            }
+            h
+        }
         let mut text = Vec::new();
-        for (i, cell) in self.cells.iter().enumerate() {
-            if i > 0 {
-                h = stable_hash_extend(h, b",");
-            }
-            cell.write_canonical(&mut text);
-            h = stable_hash_extend(h, &text);
-        }
+        let mut h = stable_hash_extend(STABLE_HASH_START, br#"{"cells":["#);
+        h = extend_list(h, self.cells.iter(), CellRecord::write_canonical, &mut text);
         h = stable_hash_extend(h, br#"],"jobs":["#);
-        for (i, job) in self.jobs.iter().enumerate() {
-            if i > 0 {
-                h = stable_hash_extend(h, b",");
-            }
-            job.write_canonical(&mut text);
-            h = stable_hash_extend(h, &text);
-        }
+        h = extend_list(h, self.jobs.iter(), JobRecord::write_canonical, &mut text);
         h = stable_hash_extend(h, b"]}");
         format!("{h:016x}")
     }

@@ -267,7 +267,8 @@ impl RunDir {
 
     /// Why a stored chain cannot be read, if it cannot: not stored, or a file of it that is not
     /// complete (a Parquet file without `PAR1` at both ends and a footer length that fits, or
-    /// likewise an Arrow IPC summary file: `shards::frame_defect`). Cheap enough to run on every chain of a resumed run.
+    /// likewise an Arrow IPC summary file: `shards::frame_defect`). Cheap enough to run on
+    /// every chain of a resumed run.
     pub fn chain_defect(&self, job_id: &str) -> Option<String> {
         let files = match self.place(job_id) {
             Place::Nowhere => return Some(format!("{job_id} is not stored")),

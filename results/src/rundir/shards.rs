@@ -705,9 +705,10 @@ fn read_if_exists(path: &Path) -> Result<Vec<u8>, StoreError> {
 /// Why the stored file at `path` is not complete ([`parquet_frame_defect`]; for a summary file
 /// as Arrow IPC, `summaries::ipc_frame_defect`), `None` if its frame is sound.
 pub(super) fn frame_defect(path: &Path) -> Option<String> {
-    match path.extension() {
-        Some(e) if e == "arrow" => summaries::ipc_frame_defect(path),
-        _ => parquet_frame_defect(path),
+    if summaries::is_ipc(path) {
+        summaries::ipc_frame_defect(path)
+    } else {
+        parquet_frame_defect(path)
     }
 }
 

@@ -1,6 +1,9 @@
 //! Datasets as the coordinator builds them and ships them to workers.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +145,34 @@ impl DataContext {
             ));
         }
         Ok(joined)
+    }
+
+    /// The text of data file `relative` ([`DataContext::resolve`]) and its path as shown in
+    /// messages. A grid builds a dataset per cell, and many cells read one file (every CEP pair
+    /// is a line of one 2 MB file): the files read are kept for the process, by path, and read
+    /// again only when their length or modification time changes.
+    ///
+    /// # Errors
+    /// The path is refused ([`DataContext::resolve`]), or the file cannot be read as UTF-8 text
+    /// (the message names it).
+    pub fn read_text(&self, relative: &str) -> Result<(String, Arc<str>), String> {
+        /// A file's text, by path, with the length and modification time it was read at.
+        type Read = BTreeMap<PathBuf, ((u64, Option<SystemTime>), Arc<str>)>;
+        static FILES: Mutex<Read> = Mutex::new(BTreeMap::new());
+        let path = self.resolve(relative)?;
+        let shown = path.display().to_string();
+        let cannot = |e: std::io::Error| format!("cannot read {shown}: {e}");
+        let meta = std::fs::metadata(&path).map_err(cannot)?;
+        let stamp = (meta.len(), meta.modified().ok());
+        let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((at, text)) = files.get(&path)
+            && *at == stamp
+        {
+            return Ok((shown, Arc::clone(text)));
+        }
+        let text: Arc<str> = std::fs::read_to_string(&path).map_err(cannot)?.into();
+        files.insert(path, (stamp, Arc::clone(&text)));
+        Ok((shown, text))
     }
 }
 

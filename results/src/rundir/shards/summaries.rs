@@ -108,6 +108,12 @@ pub(super) fn write_ipc(
         .map_err(pl_err(path))
 }
 
+/// Whether `path` names a summary file as Arrow IPC (`.arrow`), not Parquet as runs wrote
+/// them before.
+pub(super) fn is_ipc(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "arrow")
+}
+
 /// Why `path` is not a complete Arrow IPC file (`None` if its frame is sound): shorter than
 /// the two magics and a footer length, without `ARROW1` at either end (the first padded to 8
 /// bytes), or with a footer length that does not fit in the file; as
@@ -123,7 +129,7 @@ pub(super) fn ipc_frame_defect(path: &Path) -> Option<String> {
 /// # Errors
 /// The file cannot be read, has neither column, or holds another number of values.
 pub(super) fn read_values(path: &Path, expected: usize) -> Result<Vec<f64>, StoreError> {
-    let df = if path.extension().is_some_and(|e| e == "arrow") {
+    let df = if is_ipc(path) {
         let f = std::fs::File::open(path).map_err(io_err(path))?;
         IpcReader::new(f).finish().map_err(pl_err(path))?
     } else {

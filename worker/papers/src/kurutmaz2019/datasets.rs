@@ -4,10 +4,7 @@
 //!
 //! Source: `003_bf1ce321478f8175.txt` ch. 5; `data/cep/README.md`, `data/abalone/README.md`.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
+use std::sync::Arc;
 
 use rand::RngExt;
 use rand_distr::{Distribution, Gamma, Normal};
@@ -372,29 +369,10 @@ pub fn standardize(v: &mut [f64]) -> Result<(), String> {
     Ok(())
 }
 
-/// A data file's text, by path, with the length and modification time it was read at.
-type ReadFiles = BTreeMap<PathBuf, ((u64, Option<SystemTime>), Arc<str>)>;
-
-/// The text of data file `rel` (named as `key` in errors) and its path as shown in messages.
-/// A grid builds a dataset per pair, and every pair is a line of one 2 MB file: the files read
-/// are kept for the process, by path, and read again only when their length or modification
-/// time changes, so that file is read once however many pairs a plan has.
+/// The text of data file `rel` and its path as shown in messages ([`DataContext::read_text`]:
+/// read once for a grid's many pairs); errors at `key`.
 fn read(ctx: &DataContext, rel: &str, key: &str) -> Result<(String, Arc<str>), ParamError> {
-    static FILES: Mutex<ReadFiles> = Mutex::new(BTreeMap::new());
-    let path = ctx.resolve(rel).map_err(|e| ParamError::new(key, e))?;
-    let shown = path.display().to_string();
-    let cannot = |e: std::io::Error| ParamError::new(key, format!("cannot read {shown}: {e}"));
-    let meta = std::fs::metadata(&path).map_err(cannot)?;
-    let stamp = (meta.len(), meta.modified().ok());
-    let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((at, text)) = files.get(&path)
-        && *at == stamp
-    {
-        return Ok((shown, Arc::clone(text)));
-    }
-    let text: Arc<str> = std::fs::read_to_string(&path).map_err(cannot)?.into();
-    files.insert(path, (stamp, Arc::clone(&text)));
-    Ok((shown, text))
+    ctx.read_text(rel).map_err(|e| ParamError::new(key, e))
 }
 
 fn parse_values(s: &str, file: &str, pair: &str, col: &str) -> Result<Vec<f64>, ParamError> {
