@@ -8,10 +8,12 @@
 #![allow(clippy::all)]
 
 pub mod codec;
+pub mod matrix;
 
 /// Generated messages and the `Worker` and `Coordinator` services.
 #[allow(clippy::unwrap_used)]
 pub mod v1 {
+    pub use crate::matrix::Matrix;
     include!("v1/messages.rs");
     include!("v1/worker_client.rs");
     include!("v1/worker_server.rs");

@@ -37,6 +37,8 @@ fn generated_code_matches_the_proto_file() {
         .build_client(true)
         .build_server(true)
         .codec_path("crate::codec::SliceCodec")
+        // Written by hand for its packed values (src/matrix.rs).
+        .extern_path(".causeway.v1.Matrix", "crate::matrix::Matrix")
         .out_dir(out.path())
         .compile_fds(fds)
         .expect("tonic-prost-build");

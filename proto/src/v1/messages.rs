@@ -30,22 +30,6 @@ pub struct Seed {
     pub chain: u64,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Matrix {
-    #[prost(string, tag = "1")]
-    pub name: ::prost::alloc::string::String,
-    #[prost(uint64, tag = "2")]
-    pub rows: u64,
-    #[prost(uint64, tag = "3")]
-    pub cols: u64,
-    /// row-major
-    #[prost(double, repeated, tag = "4")]
-    pub values: ::prost::alloc::vec::Vec<f64>,
-    #[prost(string, repeated, tag = "5")]
-    pub row_names: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    #[prost(string, repeated, tag = "6")]
-    pub col_names: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Job {
     #[prost(uint32, tag = "1")]
     pub protocol_version: u32,
@@ -62,7 +46,7 @@ pub struct Job {
     #[prost(message, optional, tag = "6")]
     pub seed: ::core::option::Option<Seed>,
     #[prost(message, repeated, tag = "7")]
-    pub observed: ::prost::alloc::vec::Vec<Matrix>,
+    pub observed: ::prost::alloc::vec::Vec<crate::matrix::Matrix>,
     /// Go on from this checkpoint (its rows are left out: the coordinator keeps them) instead of
     /// starting at iteration 1. Only sent to a worker of the checkpoint's code version.
     #[prost(message, optional, tag = "8")]
@@ -95,7 +79,7 @@ pub struct Job {
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ObservedSet {
     #[prost(message, repeated, tag = "1")]
-    pub observed: ::prost::alloc::vec::Vec<Matrix>,
+    pub observed: ::prost::alloc::vec::Vec<crate::matrix::Matrix>,
     #[prost(string, tag = "2")]
     pub key: ::prost::alloc::string::String,
 }
@@ -162,7 +146,7 @@ pub struct ChainResult {
     #[prost(double, repeated, tag = "6")]
     pub trace: ::prost::alloc::vec::Vec<f64>,
     #[prost(message, repeated, tag = "7")]
-    pub summary: ::prost::alloc::vec::Vec<Matrix>,
+    pub summary: ::prost::alloc::vec::Vec<crate::matrix::Matrix>,
     #[prost(double, repeated, tag = "8")]
     pub elapsed_seconds: ::prost::alloc::vec::Vec<f64>,
     #[prost(string, tag = "9")]
