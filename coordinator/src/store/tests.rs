@@ -409,3 +409,67 @@ fn an_older_directorys_journal_rows_are_sealed() {
         .expect("count");
     assert_eq!(rows, 0);
 }
+
+/// A chain that starts and ends in one batch (a short chain) gets one row update, the end's,
+/// with the start time; a duplicate that starts and ends leaves a done row's start time.
+#[test]
+fn a_start_and_an_end_in_one_batch_make_one_row_update() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = JobStore::open(dir.path(), &ids(3), "plan-a", false).expect("open");
+    let start = |index| {
+        Msg::Event(Event::Started {
+            index,
+            attempt: 1,
+            worker: "a".into(),
+            resumed_from: None,
+        })
+    };
+    let failed = Msg::Event(Event::Failed {
+        index: 1,
+        attempts: 1,
+        worker: "b".into(),
+        error: "numerical failure".into(),
+    });
+    let changes = store.conn.total_changes();
+    writer::apply(
+        &mut store.conn,
+        &[start(0), start(1), start(2), Msg::Event(done(0)), failed],
+    )
+    .expect("apply");
+    // Three row updates and job 0's timing row.
+    assert_eq!(store.conn.total_changes() - changes, 4);
+    let row = |conn: &Connection, i: i64| {
+        conn.query_row(
+            "SELECT state, worker, started, finished FROM jobs WHERE idx = ?1",
+            [i],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<f64>>(2)?,
+                    r.get::<_, Option<f64>>(3)?,
+                ))
+            },
+        )
+        .expect("row")
+    };
+    let (state, worker, started, finished) = row(&store.conn, 0);
+    assert_eq!((state.as_str(), worker.as_str()), ("done", "w"));
+    assert!(
+        started.is_some() && started == finished,
+        "{started:?} {finished:?}"
+    );
+    let (state, _, started, finished) = row(&store.conn, 1);
+    assert_eq!(state, "failed");
+    assert!(started.is_some() && started == finished);
+    let (state, worker, started, finished) = row(&store.conn, 2);
+    assert_eq!((state.as_str(), worker.as_str()), ("running", "a"));
+    assert!(started.is_some() && finished.is_none());
+    // A duplicate of done job 0 starts and ends: its start time stays.
+    store
+        .conn
+        .execute("UPDATE jobs SET started = 1.0 WHERE idx = 0", [])
+        .expect("set");
+    writer::apply(&mut store.conn, &[start(0), Msg::Event(done(0))]).expect("apply");
+    assert_eq!(row(&store.conn, 0).2, Some(1.0));
+}
