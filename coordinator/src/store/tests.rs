@@ -141,6 +141,8 @@ fn a_checkpoint_replaces_the_last_and_goes_with_the_result() {
     let got = store.checkpoints(&[0, 1, 2]).expect("checkpoints");
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(state_of(&got[&1]), (20, vec![2, 2]));
+    // Only the jobs asked for.
+    assert!(store.checkpoints(&[0, 2]).expect("checkpoints").is_empty());
     let (records, torn) = journal::read(dir.path(), 0).expect("the journal");
     assert_eq!(
         records,
