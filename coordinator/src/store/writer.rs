@@ -262,45 +262,14 @@ impl Event {
     }
 }
 
-/// For each message of `batch`: whether it is a chain's start whose row update the chain's end
-/// later in the batch makes (`skip`), and whether it is such an end (`with_start`). A short
-/// chain's start and end mostly commit together, and the end's update writes every column the
-/// start's does (the start time given to it is the batch's, the same).
-fn starts_ended_in(batch: &[Msg]) -> (Vec<bool>, Vec<bool>) {
-    let mut skip = vec![false; batch.len()];
-    let mut with_start = vec![false; batch.len()];
-    // Per chain, the position of its start not yet followed by another of its events.
-    let mut open: HashMap<usize, usize> = HashMap::new();
-    for (k, m) in batch.iter().enumerate() {
-        let Msg::Event(ev) = m else { continue };
-        let start = open.remove(&ev.index());
-        match ev {
-            Event::Started { index, .. } => {
-                open.insert(*index, k);
-            }
-            Event::Done { .. } | Event::Failed { .. } => {
-                if let Some(p) = start {
-                    skip[p] = true;
-                    with_start[k] = true;
-                }
-            }
-            Event::Requeued { .. } | Event::Lost { .. } => {}
-        }
-    }
-    (skip, with_start)
-}
-
-pub(super) fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
+fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite::Error> {
     let t = now();
-    let (skip, with_start) = starts_ended_in(batch);
     let tx = conn.transaction()?;
     {
-        // A done row only changes to done again (a result stored twice is the same row), and
-        // keeps its start time.
+        // A done row only changes to done again (a result stored twice is the same row).
         let mut update = tx.prepare_cached(
             "UPDATE jobs SET state = ?2, attempts = ?3, worker = COALESCE(?4, worker), \
-             error = COALESCE(?5, error), \
-             started = CASE WHEN state = 'done' THEN started ELSE COALESCE(?6, started) END, \
+             error = COALESCE(?5, error), started = COALESCE(?6, started), \
              finished = COALESCE(?7, finished) WHERE idx = ?1 AND (state != 'done' OR ?2 = 'done')",
         )?;
         // A checkpoint of a chain already done is of no use (a late duplicate).
@@ -320,21 +289,19 @@ pub(super) fn apply(conn: &mut Connection, batch: &[Msg]) -> Result<(), rusqlite
             "INSERT INTO resumes (idx, attempt, iteration, worker, checkpoint_saved, started) \
              VALUES (?1, ?2, ?3, ?4, (SELECT saved FROM checkpoints WHERE idx = ?1), ?5)",
         )?;
-        for (k, m) in batch.iter().enumerate() {
+        for m in batch {
             match m {
                 Msg::Event(ev) => {
                     let (state, attempts, worker, error, started, finished) = ev.row();
-                    if !skip[k] {
-                        update.execute(params![
-                            ev.index() as i64,
-                            state,
-                            attempts,
-                            worker,
-                            error,
-                            (started || with_start[k]).then_some(t),
-                            finished.then_some(t),
-                        ])?;
-                    }
+                    update.execute(params![
+                        ev.index() as i64,
+                        state,
+                        attempts,
+                        worker,
+                        error,
+                        started.then_some(t),
+                        finished.then_some(t),
+                    ])?;
                     match ev {
                         Event::Done { index, timing, .. } => {
                             forget.execute([*index as i64])?;
