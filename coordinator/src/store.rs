@@ -29,7 +29,7 @@ use causeway_results::rundir::schema::{DB_FILE, JOBS_SCHEMA_SQL, TIMING_INSERT_S
 use causeway_results::rundir::{ChainTiming, RunDir};
 use prost::Message as _;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 /// Most events committed in one transaction.
 const BATCH_ROWS: usize = 256;
