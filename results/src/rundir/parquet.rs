@@ -387,9 +387,12 @@ pub fn read_matrices(path: &Path) -> Result<Vec<Matrix>, StoreError> {
 /// (creating files is most of the runner's cost per near-empty chain).
 pub const SUMMARY_KEY: &str = "causeway.summary";
 
-/// One summary matrix as stored in JSON: [`Matrix`]'s fields, its values as [`JsonF64`]s, or
-/// no `values` where a shard keeps them in its summary file ([`super::shards`]).
-#[derive(Serialize, Deserialize)]
+/// One summary matrix as stored in JSON, as read: [`Matrix`]'s fields, its values as
+/// [`JsonF64`]s, or no `values` where a shard keeps them in its summary file
+/// ([`super::shards`]). It is written from the matrix itself ([`StoredMatrixRef`]); the tests
+/// hold that text to this form's.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(super) struct StoredMatrix {
     pub(super) name: String,
     pub(super) rows: usize,
