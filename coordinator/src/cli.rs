@@ -272,7 +272,6 @@ pub fn main() -> ExitCode {
         // Colour only on a terminal: a log file or a batch system's output gets plain text.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    crate::memory::trim_every(std::time::Duration::from_secs(2));
     match dispatch_command(cli.command) {
         Ok(code) => code,
         Err(e) => {

@@ -13,7 +13,6 @@ pub mod eta;
 pub mod experiment;
 pub mod kl;
 pub mod membership;
-pub mod memory;
 pub mod positions;
 pub mod round;
 pub mod runner;

@@ -1,5 +1,12 @@
 //! The `causeway` command. See `causeway --help` and the README.
 
+/// jemalloc: the coordinator allocates and frees every chain's result on one thread and frees
+/// it on another; glibc malloc's free-list work was a fifth of its CPU under the cluster bench
+/// (`docs/benchmarks.md`).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> std::process::ExitCode {
     causeway_coordinator::cli::main()
 }

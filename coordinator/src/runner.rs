@@ -501,8 +501,6 @@ pub async fn run(plan: &Plan, opts: &RunOptions) -> anyhow::Result<RunSummary> {
     for s in stops {
         let _ = s.send(());
     }
-    // The run's buffers are freed: the report starts from the plan's footprint.
-    crate::memory::trim();
     if opts.report
         && !interrupted
         && let Err(e) = causeway_results::report::build_with(&rd, &manifest)

@@ -40,6 +40,12 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+/// The `causeway` binary's allocator (`coordinator/src/main.rs`), so that the coordinator here
+/// allocates as it does there.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const CHILD: &str = "CAUSEWAY_CLUSTER_BENCH_WORKER";
 
 /// A chain's shape: model, `params.method` (if any) and the observed matrices' sizes.
