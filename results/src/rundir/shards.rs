@@ -178,8 +178,8 @@ pub fn check_sizes(
     Ok(())
 }
 
-/// A chain's entry in its shard's footer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A chain's entry in its shard's footer, as read.
+#[derive(Debug, Clone, Deserialize)]
 struct ChainMeta {
     index: usize,
     job_id: String,
@@ -190,6 +190,20 @@ struct ChainMeta {
     summary: Box<RawValue>,
     /// Its rows of the summary file.
     #[serde(default, skip_serializing_if = "is_zero")]
+    summary_values: usize,
+}
+
+/// A chain's entry in its shard's footer, as written: [`ChainMeta`]'s fields, borrowed from the
+/// sealed chain (the footer of a shard of many chains is written without copying them).
+#[derive(Serialize)]
+struct ChainMetaRef<'a> {
+    index: usize,
+    job_id: &'a str,
+    rows: usize,
+    trace_names: &'a [String],
+    stat_names: &'a [String],
+    summary: &'a RawValue,
+    #[serde(skip_serializing_if = "is_zero")]
     summary_values: usize,
 }
 
@@ -534,15 +548,15 @@ impl RunDir {
         let fresh: Vec<String> = chains.iter().map(|c| c.job_id.clone()).collect();
         all.extend(chains.into_iter().map(|c| (c.index, c)));
         let chains: Vec<SealedChain> = all.into_values().collect();
-        let meta: Vec<ChainMeta> = chains
+        let meta: Vec<ChainMetaRef<'_>> = chains
             .iter()
-            .map(|c| ChainMeta {
+            .map(|c| ChainMetaRef {
                 index: c.index,
-                job_id: c.job_id.clone(),
+                job_id: &c.job_id,
                 rows: c.iterations.len(),
-                trace_names: c.trace_names.clone(),
-                stat_names: c.stat_names.clone(),
-                summary: c.summary.clone(),
+                trace_names: &c.trace_names,
+                stat_names: &c.stat_names,
+                summary: &c.summary,
                 summary_values: c.large.iter().map(|m| m.values.len()).sum(),
             })
             .collect();
