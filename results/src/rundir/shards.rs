@@ -188,8 +188,8 @@ struct ChainMeta {
     stat_names: Vec<String>,
     #[serde(deserialize_with = "summary_value")]
     summary: Box<RawValue>,
-    /// Its rows of the summary file.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Its rows of the summary file (left out when 0: [`ChainMetaRef`]).
+    #[serde(default)]
     summary_values: usize,
 }
 
