@@ -597,9 +597,12 @@ fn status_row(r: &rusqlite::Row<'_>) -> Result<JobStatus, rusqlite::Error> {
     })
 }
 
-/// The most messages [`Writer::backlog`] should hold before its feeder waits (each a result
-/// with its chain: ≈ 1–10 KB).
-pub const WRITER_BACKLOG_MAX: usize = 4096;
+/// The most messages [`Writer::backlog`] should hold before its feeder waits. Each is a result
+/// twice, its journal record and its decoded chain: ≈ 32 KB for a CEP-shaped chain (VB's
+/// responsibilities), so ≈ 32 MB here. 4,096 held ≈ 100 MB more at the cluster bench's peak
+/// for the same pace (`cargo bench -p causeway-tests --bench cluster`), and 1,024 still keeps
+/// four of the writer's transactions (`BATCH_ROWS` each) queued.
+pub const WRITER_BACKLOG_MAX: usize = 1024;
 
 enum Msg {
     Event(Event),

@@ -6,17 +6,21 @@
 //! `params.method` and observed-data size) and answers every later chain of that shape with that
 //! result under the chain's job id: the coordinator receives, vets, journals and seals results
 //! of exactly the sizes a real run sends (for paper 003's Cause-Effect Pairs grid, a trace row, a
-//! `sample_stats` row and VB's `r_marginals`), without waiting for any sampling.
+//! `sample_stats` row and VB's `r_marginals`), without waiting for any sampling. Each grid runs
+//! twice against the same workers, and only the second run is measured: the first (the
+//! warm-up, from a coordinator process of its own) is where the workers sample each shape.
 //!
 //! Prints, per grid: chains, wall seconds, chains/s, the coordinator's CPU seconds (user +
 //! system of this process, from `/proc/self/stat`, and each apart: system time is the
-//! kernel's, mostly the file system's) and its CPU per chain, the workers' CPU, and the
-//! coordinator's peak RSS.
+//! kernel's, mostly the file system's) and its CPU per chain, the workers' CPU in the measured
+//! run, and the coordinator's peak RSS (this process's so far: set `CLUSTER_GRIDS` to one grid
+//! for that grid's own).
 //!
 //! `cargo bench -p causeway-tests --bench cluster` (also in `make bench`). `CLUSTER_WORKERS`
 //! (default 4) worker processes of `CLUSTER_SLOTS` (default 64) slots each; `CLUSTER_GRIDS` a
 //! comma-separated subset of `cep_shaped,near_empty` (default both); `CLUSTER_CHAINS` the
-//! near-empty grid's size (default 100,000). The run directory is a temporary directory under
+//! near-empty grid's size (default 100,000); `CLUSTER_WARMUP=0` measures the first run, the
+//! workers' sampling in it. The run directory is a temporary directory under
 //! `TMPDIR` (default `/tmp`): `TMPDIR=/dev/shm` puts it in memory, which leaves the file
 //! system's own cost out of the coordinator's CPU.
 
@@ -47,6 +51,9 @@ use tonic::{Request, Response, Status};
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 const CHILD: &str = "CAUSEWAY_CLUSTER_BENCH_WORKER";
+/// The warm-up coordinator's grid and its workers' addresses (comma-separated).
+const WARM_UP: &str = "CAUSEWAY_CLUSTER_BENCH_WARM_UP";
+const WARM_UP_ADDRS: &str = "CAUSEWAY_CLUSTER_BENCH_WARM_UP_ADDRS";
 
 /// A chain's shape: model, `params.method` (if any) and the observed matrices' sizes.
 type Shape = (String, String, Vec<(u64, u64)>);
@@ -221,13 +228,17 @@ fn spawn_workers(n: usize, slots: u32) -> (Vec<Child>, Vec<String>) {
     (children, addrs)
 }
 
-fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, slots: u32) {
+fn bench(rt: &tokio::runtime::Runtime, grid: &str, plan: &Plan, workers: usize, slots: u32) {
     let (mut children, addrs) = spawn_workers(workers, slots);
     let tmp = tempfile::tempdir().expect("tempdir");
+    if env_or("CLUSTER_WARMUP", 1u8) != 0 {
+        warm_up(grid, &addrs);
+    }
     let opts = RunOptions {
         report: false,
         ..RunOptions::new(tmp.path().join("run"), Workers::Remote(addrs))
     };
+    let worker_cpu0 = workers_cpu(&children);
     let (user0, system0) = cpu_seconds("self");
     let t = Instant::now();
     let s = rt.block_on(run(plan, &opts)).expect("run");
@@ -235,13 +246,7 @@ fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, 
     let (user1, system1) = cpu_seconds("self");
     let (user, system) = (user1 - user0, system1 - system0);
     let cpu = user + system;
-    let worker_cpu: f64 = children
-        .iter()
-        .map(|c| {
-            let (u, s) = cpu_seconds(&c.id().to_string());
-            u + s
-        })
-        .sum();
+    let worker_cpu = workers_cpu(&children) - worker_cpu0;
     for c in &mut children {
         drop(c.stdin.take());
         let _ = c.wait();
@@ -250,13 +255,62 @@ fn bench(rt: &tokio::runtime::Runtime, name: &str, plan: &Plan, workers: usize, 
     let n = s.ok;
     let files = walk_count(&tmp.path().join("run"));
     println!(
-        "cluster grid={name} chains={n} workers={workers}x{slots} wall={wall:.2}s setup={:.2}s \
+        "cluster grid={grid} chains={n} workers={workers}x{slots} wall={wall:.2}s setup={:.2}s \
          chains_per_s={:.0} coordinator_cpu={cpu:.2}s coordinator_user={user:.2}s coordinator_system={system:.2}s cpu_per_chain={:.1}us worker_cpu={worker_cpu:.2}s \
          files={files} peak_rss={:.0}MiB",
         s.setup_seconds,
         n as f64 / wall,
         1e6 * cpu / n as f64,
         causeway_tests::peak_rss_mib().unwrap_or(f64::NAN),
+    );
+}
+
+/// The CPU seconds (user + system) of the simulated workers `children` so far.
+fn workers_cpu(children: &[Child]) -> f64 {
+    children
+        .iter()
+        .map(|c| {
+            let (u, s) = cpu_seconds(&c.id().to_string());
+            u + s
+        })
+        .sum()
+}
+
+/// Run grid `grid` once through the simulated workers at `addrs`, from a coordinator process
+/// of its own (this bench's binary), into a directory that is then removed: every worker
+/// computes each shape's result here, with the real sampler, and answers at once in the
+/// measured run. Computed there, the first chain of a shape held its worker (its cache's lock)
+/// for a real chain's time and its shard open meanwhile; run in this process, the warm-up
+/// would leave the measured coordinator its freed pages.
+fn warm_up(grid: &str, addrs: &[String]) {
+    let exe = std::env::current_exe().expect("this bench's path");
+    let status = Command::new(exe)
+        .env(WARM_UP, grid)
+        .env(WARM_UP_ADDRS, addrs.join(","))
+        .status()
+        .expect("start the warm-up coordinator");
+    assert!(
+        status.success(),
+        "the warm-up run of {grid} failed: {status}"
+    );
+}
+
+/// The warm-up coordinator (`warm_up`): grid `grid` through the workers at `addrs`.
+fn warm_up_child(grid: &str, addrs: &str) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let addrs = addrs.split(',').map(str::to_string).collect();
+    let opts = RunOptions {
+        report: false,
+        ..RunOptions::new(tmp.path().join("warmup"), Workers::Remote(addrs))
+    };
+    let s = rt
+        .block_on(run(&plan_of(grid), &opts))
+        .expect("warm-up run");
+    assert!(
+        s.failed.is_empty(),
+        "warm-up failures: {:?}",
+        &s.failed[..1]
     );
 }
 
@@ -273,35 +327,40 @@ fn walk_count(dir: &Path) -> usize {
     })
 }
 
+/// The plan of grid `grid` (`cep_shaped` or `near_empty`).
+fn plan_of(grid: &str) -> Plan {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    match grid {
+        "cep_shaped" => load(
+            &root.join("bench/scaling/cep_shaped.yaml"),
+            ProfileName::Paper,
+            None,
+        ),
+        "near_empty" => plan_from_str(
+            Path::new("near_empty.yaml"),
+            &causeway_tests::trivial_chains_yaml("near_empty", env_or("CLUSTER_CHAINS", 100_000)),
+            ProfileName::Quick,
+            Some(Path::new(".")),
+        ),
+        other => panic!("CLUSTER_GRIDS: {other}: cep_shaped or near_empty"),
+    }
+    .expect("valid experiment")
+}
+
 fn main() {
     if let Ok(slots) = std::env::var(CHILD) {
         serve_child(slots.parse().unwrap_or(64));
+        return;
+    }
+    if let (Ok(grid), Ok(addrs)) = (std::env::var(WARM_UP), std::env::var(WARM_UP_ADDRS)) {
+        warm_up_child(&grid, &addrs);
         return;
     }
     let workers = env_or("CLUSTER_WORKERS", 4usize);
     let slots = env_or("CLUSTER_SLOTS", 64u32);
     let grids = std::env::var("CLUSTER_GRIDS").unwrap_or("cep_shaped,near_empty".into());
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for grid in grids.split(',') {
-        let plan = match grid {
-            "cep_shaped" => load(
-                &root.join("bench/scaling/cep_shaped.yaml"),
-                ProfileName::Paper,
-                None,
-            ),
-            "near_empty" => plan_from_str(
-                Path::new("near_empty.yaml"),
-                &causeway_tests::trivial_chains_yaml(
-                    "near_empty",
-                    env_or("CLUSTER_CHAINS", 100_000),
-                ),
-                ProfileName::Quick,
-                Some(Path::new(".")),
-            ),
-            other => panic!("CLUSTER_GRIDS: {other}: cep_shaped or near_empty"),
-        }
-        .expect("valid experiment");
-        bench(&rt, grid, &plan, workers, slots);
+        bench(&rt, grid, &plan_of(grid), workers, slots);
     }
 }

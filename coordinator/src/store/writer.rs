@@ -118,12 +118,19 @@ pub(super) fn write_loop(
     }
 }
 
+/// The most finished shards waiting for the sealer thread. Once it is this far behind, the
+/// writer waits for it, its backlog grows and the dispatcher waits in turn
+/// ([`WRITER_BACKLOG_MAX`]), so the chains held for sealing stay a few shards' worth however
+/// slow the disk: unbounded, a sealer slower than the results would hold every finished shard's
+/// chains in memory until the run's end.
+const SEALING_QUEUE: usize = 2;
+
 /// Shards written on a thread of their own from the chains held in memory, so that the job
 /// table's writer goes on committing while a shard's files are encoded; each written shard is
 /// recorded (journal rows deleted, digest stored) by the writer, after its files are in place.
 struct Sealing {
     sealer: Sealer,
-    jobs: Option<mpsc::Sender<(usize, Vec<SealedChain>)>>,
+    jobs: Option<mpsc::SyncSender<(usize, Vec<SealedChain>)>>,
     done: mpsc::Receiver<Sealed>,
     in_flight: usize,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -131,7 +138,7 @@ struct Sealing {
 
 impl Sealing {
     fn start(sealer: Sealer) -> Option<Sealing> {
-        let (jobs, rx) = mpsc::channel::<(usize, Vec<SealedChain>)>();
+        let (jobs, rx) = mpsc::sync_channel::<(usize, Vec<SealedChain>)>(SEALING_QUEUE);
         let (tx, done) = mpsc::channel();
         let rd = sealer.run_dir().clone();
         let thread = std::thread::Builder::new()
