@@ -487,3 +487,32 @@ fn a_truncated_summary_file_is_told_by_its_frame() {
         );
     }
 }
+
+/// A summary file's buffers are compressed: responsibilities at R = 1 (every value 1, as VB
+/// stores them) take a small part of their 8 bytes a value, and read back exactly.
+#[test]
+fn a_summary_files_values_are_compressed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rd = RunDir::create(dir.path()).expect("run dir");
+    let t = 2000;
+    let chains: Vec<(usize, String, ChainOutput)> = (0..10)
+        .map(|i| {
+            let mut out = output(i, 1);
+            out.summary = vec![
+                Matrix::scalar("log_marginal_likelihood", -(i as f64)),
+                Matrix::new("r_marginals", t, 1, vec![1.0; t]),
+                Matrix::new("r_map", t, 1, vec![0.0; t]),
+            ];
+            (i, format!("job{i}"), out)
+        })
+        .collect();
+    rd.store_chains(10, chains).expect("store");
+    let bytes = fs::metadata(rd.shard_summary_path(0))
+        .expect("summary file")
+        .len();
+    let raw = (10 * 2 * t * 8) as u64;
+    assert!(bytes < raw / 10, "{bytes} bytes for {raw} bytes of values");
+    let read = rd.read_summary("job3").expect("read");
+    assert_eq!(read[1].values, vec![1.0; t]);
+    assert_eq!(read[2].values, vec![0.0; t]);
+}
