@@ -279,9 +279,9 @@ fn workers_cpu(children: &[Child]) -> f64 {
 /// Run grid `grid` once through the simulated workers at `addrs`, from a coordinator process
 /// of its own (this bench's binary), into a directory that is then removed: every worker
 /// computes each shape's result here, with the real sampler, and answers at once in the
-/// measured run. Computed there, the first chain of a shape held its worker (its cache's lock)
-/// for a real chain's time and its shard open meanwhile; run in this process, the warm-up
-/// would leave the measured coordinator its freed pages.
+/// measured run. Left to the measured run, the first chain of a shape would hold its worker
+/// (its cache's lock) for a real chain's time, and its shard open meanwhile; run in this
+/// process, the warm-up would leave the measured coordinator the pages it freed.
 fn warm_up(grid: &str, addrs: &[String]) {
     let exe = std::env::current_exe().expect("this bench's path");
     let status = Command::new(exe)

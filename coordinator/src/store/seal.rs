@@ -184,8 +184,10 @@ pub fn record_sealed(
         for s in sealed {
             match s.digest {
                 Ok(d) => {
-                    for i in s.indices.into_iter().filter(|_| older_rows) {
-                        forget.execute([i as i64])?;
+                    if older_rows {
+                        for i in s.indices {
+                            forget.execute([i as i64])?;
+                        }
                     }
                     digest.execute(params![s.shard as i64, d.as_slice()])?;
                     done.push(s.shard);
