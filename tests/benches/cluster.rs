@@ -32,7 +32,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use causeway_coordinator::experiment::{Plan, ProfileName, load, plan_from_str};
-use causeway_coordinator::runner::{RunOptions, Workers, run};
+use causeway_coordinator::runner::{RunOptions, RunSummary, Workers, run};
 use causeway_proto::NOT_CACHED;
 use causeway_proto::v1::worker_server::{Worker, WorkerServer};
 use causeway_proto::v1::{
@@ -234,14 +234,10 @@ fn bench(rt: &tokio::runtime::Runtime, grid: &str, plan: &Plan, workers: usize, 
     if env_or("CLUSTER_WARMUP", 1u8) != 0 {
         warm_up(grid, &addrs);
     }
-    let opts = RunOptions {
-        report: false,
-        ..RunOptions::new(tmp.path().join("run"), Workers::Remote(addrs))
-    };
     let worker_cpu0 = workers_cpu(&children);
     let (user0, system0) = cpu_seconds("self");
     let t = Instant::now();
-    let s = rt.block_on(run(plan, &opts)).expect("run");
+    let s = run_remote(rt, plan, &tmp.path().join("run"), addrs);
     let wall = t.elapsed().as_secs_f64();
     let (user1, system1) = cpu_seconds("self");
     let (user, system) = (user1 - user0, system1 - system0);
@@ -251,7 +247,6 @@ fn bench(rt: &tokio::runtime::Runtime, grid: &str, plan: &Plan, workers: usize, 
         drop(c.stdin.take());
         let _ = c.wait();
     }
-    assert!(s.failed.is_empty(), "failures: {:?}", &s.failed[..1]);
     let n = s.ok;
     let files = walk_count(&tmp.path().join("run"));
     println!(
@@ -300,18 +295,24 @@ fn warm_up_child(grid: &str, addrs: &str) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let tmp = tempfile::tempdir().expect("tempdir");
     let addrs = addrs.split(',').map(str::to_string).collect();
+    run_remote(&rt, &plan_of(grid), &tmp.path().join("warmup"), addrs);
+}
+
+/// Run `plan` into `out` through the workers at `addrs`, without a report; every chain must
+/// finish.
+fn run_remote(
+    rt: &tokio::runtime::Runtime,
+    plan: &Plan,
+    out: &Path,
+    addrs: Vec<String>,
+) -> RunSummary {
     let opts = RunOptions {
         report: false,
-        ..RunOptions::new(tmp.path().join("warmup"), Workers::Remote(addrs))
+        ..RunOptions::new(out.to_path_buf(), Workers::Remote(addrs))
     };
-    let s = rt
-        .block_on(run(&plan_of(grid), &opts))
-        .expect("warm-up run");
-    assert!(
-        s.failed.is_empty(),
-        "warm-up failures: {:?}",
-        &s.failed[..1]
-    );
+    let s = rt.block_on(run(plan, &opts)).expect("run");
+    assert!(s.failed.is_empty(), "failures: {:?}", &s.failed[..1]);
+    s
 }
 
 /// Files under `dir`, recursively.
